@@ -1,0 +1,277 @@
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package if any test leaves a goroutine behind: Close
+// must stop every member, listener and client it started. Connections between
+// members that etcd's peer transport keeps idle end on its 5s read timeout
+// (rafthttp.ConnReadTimeout), so the check waits up to twice that.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if err := waitNoLeaks(10 * time.Second); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func waitNoLeaks(deadline time.Duration) error {
+	end := time.Now().Add(deadline)
+	for {
+		err := goleak.Find()
+		if err == nil || time.Now().After(end) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func startCluster(t *testing.T, opts Options) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("start cluster: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// memberClient is a client pinned to one member's endpoint.
+func memberClient(t *testing.T, c *Cluster, i int) *clientv3.Client {
+	t.Helper()
+	cfg, err := c.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Endpoints = []string{c.Endpoints()[i]}
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		t.Fatalf("client for member %d: %v", i, err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, deadline time.Duration, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out after %v waiting for %s", deadline, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func leaderOf(ms []MemberStatus) (int, bool) {
+	for i, m := range ms {
+		if m.Running && m.Leader {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestClusterElectsLeaderAndReplicatesWrites(t *testing.T) {
+	c := startCluster(t, Options{})
+	ms := c.Members()
+	if len(ms) != DefaultMembers {
+		t.Fatalf("members = %d, want %d", len(ms), DefaultMembers)
+	}
+	waitFor(t, "a leader", 10*time.Second, func() bool { _, ok := leaderOf(c.Members()); return ok })
+	for _, m := range c.Members() {
+		if !m.Running || m.ID == 0 || m.RaftTerm == 0 || m.DBSize == 0 {
+			t.Errorf("member %s reports %+v, want running with ID, term and DB size", m.Name, m)
+		}
+	}
+
+	put, err := memberClient(t, c, 0).Put(ctxT(t), "/registry/test/a", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range DefaultMembers {
+		resp, err := memberClient(t, c, i).Get(ctxT(t), "/registry/test/a")
+		if err != nil {
+			t.Fatalf("get through member %d: %v", i, err)
+		}
+		if len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "1" || resp.Kvs[0].ModRevision != put.Header.Revision {
+			t.Errorf("member %d reads %v, want value 1 at revision %d", i, resp.Kvs, put.Header.Revision)
+		}
+	}
+}
+
+func TestStopLeaderElectsNewLeaderAndRestartCatchesUp(t *testing.T) {
+	c := startCluster(t, Options{})
+	var old MemberStatus
+	waitFor(t, "a leader", 10*time.Second, func() bool {
+		i, ok := leaderOf(c.Members())
+		if ok {
+			old = c.Members()[i]
+		}
+		return ok
+	})
+	oldIdx := -1
+	for i, m := range c.Members() {
+		if m.ID == old.ID {
+			oldIdx = i
+		}
+	}
+	if err := c.StopMember(oldIdx); err != nil {
+		t.Fatal(err)
+	}
+	if c.Members()[oldIdx].Running {
+		t.Fatal("stopped member still reports running")
+	}
+
+	var newLeader MemberStatus
+	waitFor(t, "a new leader", 10*time.Second, func() bool {
+		i, ok := leaderOf(c.Members())
+		if ok {
+			newLeader = c.Members()[i]
+		}
+		return ok && newLeader.ID != old.ID
+	})
+	if newLeader.RaftTerm <= old.RaftTerm {
+		t.Errorf("new leader's term %d is not above the old leader's %d", newLeader.RaftTerm, old.RaftTerm)
+	}
+
+	for i := range DefaultMembers {
+		if i == oldIdx {
+			continue
+		}
+		for n := range 10 {
+			if _, err := memberClient(t, c, i).Put(ctxT(t), fmt.Sprintf("/registry/test/%d-%d", i, n), "v"); err != nil {
+				t.Fatalf("write through member %d with the leader down: %v", i, err)
+			}
+		}
+	}
+
+	if err := c.RestartMember(ctxT(t), oldIdx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the restarted member to catch up", 10*time.Second, func() bool {
+		ms := c.Members()
+		for _, m := range ms {
+			if !m.Running || m.AppliedIndex != ms[0].AppliedIndex {
+				return false
+			}
+		}
+		return true
+	})
+	resp, err := memberClient(t, c, oldIdx).Get(ctxT(t), "/registry/test/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Count != 2*10 {
+		t.Errorf("restarted member holds %d keys, want the 20 written while it was down", resp.Count)
+	}
+}
+
+func TestDataDirReopensAtSameRevision(t *testing.T) {
+	dir := t.TempDir()
+	c := startCluster(t, Options{DataDir: dir})
+	cli := memberClient(t, c, 1)
+	put, err := cli.Put(ctxT(t), "/registry/test/kept", "yes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli.Close()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, layoutFile)); err != nil {
+		t.Fatalf("data dir lost after close: %v", err)
+	}
+
+	c = startCluster(t, Options{DataDir: dir})
+	resp, err := memberClient(t, c, 2).Get(ctxT(t), "/registry/test/kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Header.Revision != put.Header.Revision || len(resp.Kvs) != 1 || string(resp.Kvs[0].Value) != "yes" {
+		t.Errorf("reopened cluster at revision %d with %v, want revision %d with the value written", resp.Header.Revision, resp.Kvs, put.Header.Revision)
+	}
+
+	c.Close()
+	if _, err := Start(ctxT(t), Options{DataDir: dir, Members: 5}); err == nil {
+		t.Error("reopening a 3-member data dir as 5 members succeeded, want an error")
+	}
+}
+
+func TestTemporaryDataDirRemovedOnClose(t *testing.T) {
+	c := startCluster(t, Options{Members: 1})
+	dir := c.DataDir()
+	if _, err := os.Stat(filepath.Join(dir, logFileName)); err != nil {
+		t.Fatalf("etcd log not in data dir: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("temporary data dir %s left after close (stat: %v)", dir, err)
+	}
+}
+
+func TestTwoClustersInOneProcess(t *testing.T) {
+	a := startCluster(t, Options{Members: 1})
+	b := startCluster(t, Options{Members: 1})
+	if a.Endpoints()[0] == b.Endpoints()[0] {
+		t.Fatalf("both clusters serve at %s", a.Endpoints()[0])
+	}
+	if _, err := memberClient(t, a, 0).Put(ctxT(t), "k", "a"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := memberClient(t, b, 0).Get(ctxT(t), "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Count != 0 {
+		t.Error("a write to one cluster shows in the other")
+	}
+}
+
+func TestTLSRequiresTheCA(t *testing.T) {
+	c := startCluster(t, Options{Members: 1, TLS: true})
+	files := c.TLS()
+	for _, f := range []string{files.CA, files.Cert, files.Key} {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("TLS file missing: %v", err)
+		}
+	}
+	if _, err := memberClient(t, c, 0).Put(ctxT(t), "secure", "1"); err != nil {
+		t.Fatalf("client with the CA and client certificate: %v", err)
+	}
+
+	plain, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := plain.Get(ctx, "secure"); err == nil {
+		t.Error("a client without the CA read from the TLS cluster")
+	}
+}

@@ -1,0 +1,219 @@
+// Package etcdview reads etcd state, and only reads it: every read the TUI and
+// the CLI make goes through here.
+package etcdview
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/client/pkg/v3/transport"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	"google.golang.org/grpc/status"
+)
+
+// Config is how to reach a live etcd, as etcdctl's connection flags say it.
+type Config struct {
+	// Endpoints are client URLs or host:port pairs, as etcdctl takes them.
+	Endpoints []string
+	// CACert, Cert and Key are PEM files; any of them turns TLS on.
+	CACert, Cert, Key string
+	// InsecureSkipVerify turns TLS on without verifying the server.
+	InsecureSkipVerify bool
+	Username, Password string
+	// DialTimeout bounds connecting; 0 means 2s, etcdctl's default.
+	DialTimeout time.Duration
+	// CommandTimeout bounds each request; 0 means 5s, etcdctl's default.
+	CommandTimeout time.Duration
+	// Logger receives the client's logs; nil discards them, so that nothing
+	// reaches the terminal the TUI draws on.
+	Logger *zap.Logger
+}
+
+func (c Config) dialTimeout() time.Duration {
+	if c.DialTimeout > 0 {
+		return c.DialTimeout
+	}
+	return 2 * time.Second
+}
+
+// CommandTimeoutOrDefault is the per-request bound the CLI and TUI use.
+func (c Config) CommandTimeoutOrDefault() time.Duration {
+	if c.CommandTimeout > 0 {
+		return c.CommandTimeout
+	}
+	return 5 * time.Second
+}
+
+func (c Config) tls() (*tls.Config, error) {
+	useTLS := c.CACert != "" || c.Cert != "" || c.Key != "" || c.InsecureSkipVerify
+	for _, ep := range c.Endpoints {
+		useTLS = useTLS || strings.HasPrefix(ep, "https://")
+	}
+	if !useTLS {
+		return nil, nil
+	}
+	if (c.Cert == "") != (c.Key == "") {
+		return nil, errors.New("--cert and --key go together: give both or neither")
+	}
+	info := transport.TLSInfo{CertFile: c.Cert, KeyFile: c.Key, TrustedCAFile: c.CACert, InsecureSkipVerify: c.InsecureSkipVerify}
+	tc, err := info.ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("TLS configuration: %w", err)
+	}
+	if c.CACert == "" && c.Cert == "" {
+		// transport.TLSInfo gives nil for an empty TLSInfo; a plain https://
+		// endpoint still needs TLS, verified against the system roots.
+		if tc == nil {
+			tc = &tls.Config{}
+		}
+		tc.InsecureSkipVerify = c.InsecureSkipVerify
+	}
+	return tc, nil
+}
+
+// Dial connects to the cluster and checks that at least one endpoint answers
+// within the dial timeout. Its error names each endpoint and why it failed.
+func Dial(ctx context.Context, c Config) (*clientv3.Client, error) {
+	if len(c.Endpoints) == 0 {
+		return nil, errors.New("no etcd endpoints given")
+	}
+	tc, err := c.tls()
+	if err != nil {
+		return nil, err
+	}
+	if err := probeEndpoints(ctx, c.Endpoints, c.dialTimeout(), tc); err != nil {
+		return nil, err
+	}
+	lg := c.Logger
+	if lg == nil {
+		lg = zap.NewNop()
+	}
+	dialCtx, cancel := context.WithTimeout(ctx, c.dialTimeout())
+	defer cancel()
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints:   c.Endpoints,
+		TLS:         tc,
+		Username:    c.Username,
+		Password:    c.Password,
+		DialTimeout: c.dialTimeout(),
+		Logger:      lg,
+		Context:     ctx,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect to etcd at %s: %w", strings.Join(c.Endpoints, ","), plainError(err))
+	}
+	var failures []string
+	for _, ep := range c.Endpoints {
+		if _, err := cli.Status(dialCtx, ep); err != nil {
+			failures = append(failures, fmt.Sprintf("%s: %v", ep, plainError(err)))
+			continue
+		}
+		return cli, nil
+	}
+	cli.Close()
+	return nil, fmt.Errorf("cannot reach etcd: %s", strings.Join(failures, "; "))
+}
+
+// probeEndpoints opens a TCP connection (and a TLS session when tc is set) to
+// every endpoint in parallel, so that a refused address or an untrusted
+// certificate fails fast with its own words: gRPC would retry until the dial
+// timeout and report only that the deadline passed.
+func probeEndpoints(ctx context.Context, endpoints []string, timeout time.Duration, tc *tls.Config) error {
+	errs := make([]error, len(endpoints))
+	var wg sync.WaitGroup
+	for i, ep := range endpoints {
+		wg.Go(func() {
+			host, err := hostPort(ep)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			errs[i] = probe(ctx, host, timeout, tc)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("%s: %w", ep, errs[i])
+			}
+		})
+	}
+	wg.Wait()
+	var failures []string
+	for _, err := range errs {
+		if err == nil {
+			return nil
+		}
+		failures = append(failures, err.Error())
+	}
+	return fmt.Errorf("cannot reach etcd: %s", strings.Join(failures, "; "))
+}
+
+func probe(ctx context.Context, host string, timeout time.Duration, tc *tls.Config) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return causeOf(err)
+	}
+	defer conn.Close()
+	if tc == nil {
+		return nil
+	}
+	tc = tc.Clone()
+	if tc.ServerName == "" {
+		tc.ServerName, _, _ = net.SplitHostPort(host)
+	}
+	if err := tls.Client(conn, tc).HandshakeContext(ctx); err != nil {
+		if ctx.Err() != nil {
+			return errors.New("no TLS handshake within the dial timeout")
+		}
+		return fmt.Errorf("TLS handshake: %w", err)
+	}
+	return nil
+}
+
+// hostPort takes an endpoint as etcdctl does: a URL, or a bare host:port.
+func hostPort(ep string) (string, error) {
+	if !strings.Contains(ep, "://") {
+		ep = "http://" + ep
+	}
+	u, err := url.Parse(ep)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("endpoint %q is not a URL or host:port", ep)
+	}
+	if u.Port() == "" {
+		return net.JoinHostPort(u.Hostname(), "2379"), nil
+	}
+	return u.Host, nil
+}
+
+// causeOf drops Go's "dial tcp 127.0.0.1:1:" prefix: the endpoint is named
+// by the caller already.
+func causeOf(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || op.Timeout() {
+			return errors.New("no answer within the dial timeout")
+		}
+		return op.Err
+	}
+	return err
+}
+
+// plainError turns a gRPC status error into its message: users read
+// "etcdserver: authentication failed", not "rpc error: code = ...".
+func plainError(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errors.New("no answer within the dial timeout")
+	}
+	if s, ok := status.FromError(err); ok {
+		return errors.New(s.Message())
+	}
+	return err
+}
