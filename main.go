@@ -48,6 +48,6 @@ with --db it reads an offline etcd data file.`,
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runExplorer(cmd.Context(), conn, members)
 	}
-	root.AddCommand(newServeCmd(conn))
+	root.AddCommand(newServeCmd(conn), newDecodeCmd())
 	return &cli{root: root, conn: conn}
 }

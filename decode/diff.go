@@ -1,0 +1,160 @@
+package decode
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// Change is one field that differs between two revisions.
+type Change struct {
+	Path     string // "spec.replicas", "spec.template.spec.containers[0].image"
+	Old, New string // compact renderings, "∅" when absent
+}
+
+func (c Change) String() string { return c.Path + " " + c.Old + "→" + c.New }
+
+// Difference is what changed between two decoded values of one key.
+type Difference struct {
+	Unified string   // unified diff of the renderings, "" when they are equal
+	Changes []Change // changed leaf fields in document order, resourceVersion left out
+}
+
+// maxSummaryChanges bounds the one-line summary; the unified diff has all.
+const maxSummaryChanges = 8
+
+// Summary lists the changed field paths on one line:
+// "spec.replicas 3→5, status.readyReplicas 3→4".
+func (d Difference) Summary() string {
+	if len(d.Changes) == 0 {
+		if d.Unified != "" {
+			return "only metadata.resourceVersion changed"
+		}
+		return "no change"
+	}
+	parts := make([]string, 0, maxSummaryChanges+1)
+	for i, c := range d.Changes {
+		if i == maxSummaryChanges {
+			parts = append(parts, fmt.Sprintf("and %d more", len(d.Changes)-i))
+			break
+		}
+		parts = append(parts, c.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Diff compares two decoded values, normally two revisions of one key. The
+// renderings are compared as shown (secrets masked unless shown, managedFields
+// folded), so the diff never reveals what the view hides.
+func Diff(old, new Object) Difference {
+	d := Difference{Unified: udiff.Unified(diffLabel(old), diffLabel(new), old.Text(), new.Text())}
+	if old.view != nil && new.view != nil {
+		d.Changes = changes(nil, "", old.view, new.view)
+	} else if d.Unified != "" {
+		d.Changes = []Change{{Path: "value", Old: sizeLabel(old), New: sizeLabel(new)}}
+	}
+	return d
+}
+
+func diffLabel(o Object) string {
+	if rv := o.resourceVersion(); rv != "" {
+		return o.Key.String() + "@" + rv
+	}
+	return o.Key.String()
+}
+
+func sizeLabel(o Object) string { return fmt.Sprintf("%s(%d bytes)", o.Format, o.Size) }
+
+func (o Object) resourceVersion() string {
+	md, _ := o.view["metadata"].(map[string]any)
+	rv, _ := md["resourceVersion"].(string)
+	return rv
+}
+
+// changes walks both trees in key order; lists of equal length are compared
+// item by item, others as a whole.
+func changes(out []Change, path string, a, b any) []Change {
+	if reflect.DeepEqual(a, b) {
+		return out
+	}
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok {
+		keys := slices.Sorted(maps.Keys(am))
+		for k := range bm {
+			if _, ok := am[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
+			p := joinPath(path, k)
+			if p == "metadata.resourceVersion" {
+				continue
+			}
+			av, ain := am[k]
+			bv, bin := bm[k]
+			_, amap := av.(map[string]any)
+			_, bmap := bv.(map[string]any)
+			switch {
+			case !ain && bmap:
+				out = changes(out, p, map[string]any{}, bv) // name the added leaves
+			case !bin && amap:
+				out = changes(out, p, av, map[string]any{})
+			case !ain:
+				out = append(out, Change{Path: p, Old: "∅", New: compact(bv)})
+			case !bin:
+				out = append(out, Change{Path: p, Old: compact(av), New: "∅"})
+			default:
+				out = changes(out, p, av, bv)
+			}
+		}
+		return out
+	}
+	al, aok := a.([]any)
+	bl, bok := b.([]any)
+	if aok && bok && len(al) == len(bl) {
+		for i := range al {
+			out = changes(out, path+"["+strconv.Itoa(i)+"]", al[i], bl[i])
+		}
+		return out
+	}
+	return append(out, Change{Path: path, Old: compact(a), New: compact(b)})
+}
+
+func joinPath(path, key string) string {
+	if strings.ContainsAny(key, ".[] ") {
+		key = "[" + strconv.Quote(key) + "]"
+		return path + key
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// compact renders a value short enough for a one-line summary.
+func compact(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		if r := []rune(x); len(r) > 40 {
+			x = string(r[:37]) + "..."
+		}
+		if x == "" || strings.ContainsAny(x, ",→") {
+			return strconv.Quote(x)
+		}
+		return x
+	case map[string]any:
+		return fmt.Sprintf("{%d fields}", len(x))
+	case []any:
+		return fmt.Sprintf("[%d items]", len(x))
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,75 @@
+package decode
+
+import (
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func deployment(replicas, ready int32) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", Generation: 1},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27"}}},
+			},
+		},
+		Status: appsv1.DeploymentStatus{Replicas: ready, ReadyReplicas: ready},
+	}
+}
+
+func TestDiffSummarisesChangedFields(t *testing.T) {
+	const key = "/registry/deployments/default/web"
+	before := deployment(3, 3)
+	after := deployment(5, 4)
+	after.Spec.Template.Spec.Containers[0].Image = "nginx:1.28"
+	after.Labels = map[string]string{"tier": "front"}
+	tests := []struct {
+		name          string
+		old, new      Object
+		summary       string
+		unifiedHas    []string
+		unifiedAbsent []string
+	}{
+		{"scaled and rolled",
+			Decoder{}.DecodeAt(key, stored(t, before), 10), Decoder{}.DecodeAt(key, stored(t, after), 11),
+			"metadata.labels.tier ∅→front, spec.replicas 3→5, spec.template.spec.containers[0].image nginx:1.27→nginx:1.28, status.readyReplicas 3→4, status.replicas 3→4",
+			[]string{"--- " + key + "@10\n", "+++ " + key + "@11\n", "-  replicas: 3\n", "+  replicas: 5\n", "-  resourceVersion: \"10\"\n"}, nil},
+		{"only the revision moved",
+			Decoder{}.DecodeAt(key, stored(t, before), 10), Decoder{}.DecodeAt(key, stored(t, before), 12),
+			"only metadata.resourceVersion changed", []string{"+  resourceVersion: \"12\"\n"}, nil},
+		{"same value", Decode(key, stored(t, before)), Decode(key, stored(t, before)), "no change", nil, []string{"@@"}},
+		{"secret change stays masked",
+			Decode(secretKey, stored(t, testSecret())), Decode(secretKey, stored(t, func() *corev1.Secret {
+				s := testSecret()
+				s.Data["password"] = []byte("correct horse")
+				return s
+			}())),
+			"data.password <7 bytes>→<13 bytes>", []string{"+  password: <13 bytes>\n"}, []string{"Y29ycmVjdCBob3JzZQ"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Diff(tt.old, tt.new)
+			if got := d.Summary(); got != tt.summary {
+				t.Errorf("Summary =\n %s\nwant\n %s", got, tt.summary)
+			}
+			for _, w := range tt.unifiedHas {
+				if !strings.Contains(d.Unified, w) {
+					t.Errorf("unified diff lacks %q:\n%s", w, d.Unified)
+				}
+			}
+			for _, a := range tt.unifiedAbsent {
+				if strings.Contains(d.Unified, a) {
+					t.Errorf("unified diff has %q:\n%s", a, d.Unified)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,44 @@
+package decode
+
+import (
+	"strings"
+	"testing"
+)
+
+var knownFormats = map[Format]bool{
+	FormatProtobuf: true, FormatUnknownProtobuf: true, FormatJSON: true, FormatCBOR: true,
+	FormatEncrypted: true, FormatText: true, FormatBinary: true,
+}
+
+// FuzzDecode feeds Decode arbitrary keys and values, seeded with real values
+// and their truncations: it must never panic and always label the result.
+func FuzzDecode(f *testing.F) {
+	for _, name := range []string{"storage-pod.bin", "storage-job.bin"} {
+		v := readShared(f, name)
+		for _, n := range []int{len(v), len(v) - 1, len(v) - 2, len(v) / 2, 100, 30, 21, 6, 5} {
+			f.Add("/registry/pods/default/pi-dqtsw", v[:n])
+		}
+	}
+	f.Add("/registry/secrets/default/db", []byte("k8s:enc:aescbc:v1:key1:0123456789abcdef0123456789abcdef"))
+	f.Add("/registry/secrets/default/db", []byte("k8s:enc:kms:v2:vault:\x12\x02id"))
+	f.Add("/registry/x.example.com/things/t", []byte(`{"apiVersion":"x.example.com/v1","kind":"Thing","metadata":{"name":"t"}}`))
+	f.Add("/registry/x.example.com/things/t", []byte("\xd9\xd9\xf7\xa1\x64kind\x65Thing"))
+	f.Add("compact_rev_key", []byte("\x00\x00\x00\x00\x00\x00\x10\x00"))
+	f.Fuzz(func(t *testing.T, key string, value []byte) {
+		o := Decode(key, value)
+		if !knownFormats[o.Format] {
+			t.Fatalf("unlabelled result %q for %q", o.Format, value)
+		}
+		if o.Size != len(value) {
+			t.Fatalf("Size = %d, want %d", o.Size, len(value))
+		}
+		if o.Format != FormatProtobuf && o.Format != FormatJSON && o.Format != FormatCBOR && o.Object != nil {
+			t.Fatalf("%s result carries an object", o.Format)
+		}
+		if strings.Contains(o.Problem, "decoder failed") {
+			t.Fatalf("a decoder panicked: %s", o.Problem)
+		}
+		_ = o.Text()
+		_ = Diff(o, Decode(key, nil))
+	})
+}
