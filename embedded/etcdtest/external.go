@@ -18,6 +18,7 @@ import (
 
 	"github.com/etcdscope/etcdscope/embedded"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 // RequireEnv, set to 1 (as .ci/run does), turns a missing etcd binary into a
@@ -186,7 +187,7 @@ func (e *External) waitReady(timeout time.Duration) error {
 
 // ClientConfig is a clientv3 configuration for this etcd.
 func (e *External) ClientConfig() clientv3.Config {
-	return clientv3.Config{Endpoints: []string{e.Endpoint}, DialTimeout: 5 * time.Second, TLS: e.tlsConfig}
+	return clientv3.Config{Endpoints: []string{e.Endpoint}, DialTimeout: 5 * time.Second, TLS: e.tlsConfig, Logger: zap.NewNop()}
 }
 
 // Client returns a client closed when the test ends.
