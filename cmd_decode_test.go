@@ -39,7 +39,7 @@ func TestDecodeCommandPrintsWhatEtcdctlPiped(t *testing.T) {
 		{"meta only", pod, []string{"--meta-only"}, "  name: pi-dqtsw\n", ""},
 		{"json", pod, []string{"-o", "json"}, "\"nodeName\": \"kubernetes-minion-group-vlql\"", ""},
 		{"garbage exits 1 naming it", []byte{0xde, 0xad, 0xbe, 0xef}, []string{"--key", "/registry/pods/a/b"}, "",
-			"cannot decode /registry/pods/a/b as a Kubernetes object (4 bytes of binary)"},
+			"cannot decode the value of /registry/pods/a/b as a Kubernetes object (4 bytes of binary)"},
 		{"encrypted without config asks for it", []byte("k8s:enc:aescbc:v1:key1:0123456789abcdef"), nil, "",
 			`encrypted with aescbc key "key1"; pass --encryption-config`},
 		{"bad output format", pod, []string{"-o", "xml"}, "", `unknown output format "xml"`},
