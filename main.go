@@ -48,6 +48,6 @@ with --db it reads an offline etcd data file.`,
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runExplorer(cmd.Context(), conn, members)
 	}
-	root.AddCommand(newServeCmd(conn), newDecodeCmd())
+	root.AddCommand(newServeCmd(conn), newDecodeCmd(), newLsCmd(conn), newGetCmd(conn), newHistoryCmd(conn), newWatchCmd(conn), newStatusCmd(conn))
 	return &cli{root: root, conn: conn}
 }

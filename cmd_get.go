@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+)
+
+// Output formats of get and history; -o as kubectl spells it.
+const (
+	outputYAML  = "yaml"
+	outputJSON  = "json"
+	outputRaw   = "raw"
+	outputTable = "table"
+)
+
+type getFlags struct {
+	namespace     string
+	allNamespaces bool
+	rev           int64
+	output        string
+}
+
+func newGetCmd(conn *connFlags) *cobra.Command {
+	var f getFlags
+	cmd := &cobra.Command{
+		Use:   "get KEY|RESOURCE [NAME] [-n NS] [-A] [--rev R] [-o yaml|json|raw]",
+		Short: "Show one object, or a list of objects, decoded",
+		Long: `get reads one etcd key, or the objects of a resource as kubectl names it
+(pods, po, deployments.apps, deploy, svc, cm, ...), and prints them decoded:
+YAML by default, JSON with -o json, the bytes as stored with -o raw.
+metadata.resourceVersion is the key's mod revision, as the API server shows it.
+
+A RESOURCE without NAME lists its objects in the namespace (-n, default
+"default"), or in every namespace with -A: a table, or a List with -o.`,
+		Example: `  etcdscope get /registry/pods/default/web-0
+  etcdscope get po web-0 -o json
+  etcdscope get deploy -A
+  etcdscope get cm kube-root-ca.crt -n kube-system --rev 1200 -o raw`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch f.output {
+			case "", outputYAML, outputJSON, outputRaw:
+			default:
+				return fmt.Errorf("unknown output format %q: want yaml, json or raw", f.output)
+			}
+			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+				return runGet(cmd, src, args, f)
+			})
+		},
+	}
+	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", `namespace of a namespaced RESOURCE (default "default")`)
+	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "list RESOURCE in every namespace")
+	cmd.Flags().Int64Var(&f.rev, "rev", 0, "read as of this revision (0: the newest)")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "", "output format: yaml, json or raw (default yaml for one object, a table for a list)")
+	return cmd
+}
+
+func runGet(cmd *cobra.Command, src etcdview.Source, args []string, f getFlags) error {
+	ctx := cmd.Context()
+	if strings.HasPrefix(args[0], "/") || len(args) == 1 && !isResourceName(args[0]) {
+		if len(args) == 2 {
+			return fmt.Errorf("a key takes no NAME: give %s alone, or a resource and a name", args[0])
+		}
+		return getOne(cmd, src, args[0], f)
+	}
+	res, ok := decode.LookupResource(args[0])
+	if !ok {
+		return fmt.Errorf("unknown resource type %q: give a resource as kubectl names it (pods, po, deploy, ...) or a key starting with /", args[0])
+	}
+	ns := f.namespace
+	if ns == "" && res.Namespaced && !f.allNamespaces {
+		ns = "default"
+	}
+	if !res.Namespaced {
+		ns = ""
+	}
+	prefix := res.KeyPrefix("", ns)
+	if res.Singleton {
+		return getOne(cmd, src, prefix, f)
+	}
+	if len(args) == 2 {
+		if f.allNamespaces && res.Namespaced {
+			return errors.New("a NAME needs one namespace: use -n instead of -A")
+		}
+		return getOne(cmd, src, prefix+args[1], f)
+	}
+	return getList(ctx, cmd, src, res, prefix, f)
+}
+
+// isResourceName says whether a lone argument not starting with "/" names a
+// resource; otherwise it is read as a key (compact_rev_key).
+func isResourceName(s string) bool {
+	_, ok := decode.LookupResource(s)
+	return ok
+}
+
+func getOne(cmd *cobra.Command, src etcdview.Source, key string, f getFlags) error {
+	kv, err := src.Get(cmd.Context(), key, f.rev)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	if f.output == outputRaw {
+		_, err := w.Write(kv.Value)
+		return err
+	}
+	o := decode.Decoder{}.DecodeAt(key, kv.Value, kv.ModRevision)
+	if f.output == outputJSON {
+		out, err := decode.Render(o, decode.OutputJSON, false)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(out)
+		return err
+	}
+	// YAML, or everything there is to show for a value that is no object
+	// (text, binary, encrypted), labelled on stderr.
+	if _, err := io.WriteString(w, o.Text()); err != nil {
+		return err
+	}
+	if o.Problem != "" || o.Object == nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", decode.EscapeKey(key), o.Label())
+	}
+	return nil
+}
+
+// getList lists the objects of a resource: a table of keys, or a List of the
+// decoded objects, read as of one revision.
+func getList(ctx context.Context, cmd *cobra.Command, src etcdview.Source, res decode.Resource, prefix string, f getFlags) error {
+	var keys []etcdview.KV
+	rev := f.rev
+	for page := (etcdview.PageToken{}); ; {
+		p, err := src.List(ctx, prefix, rev, page)
+		if err != nil {
+			return err
+		}
+		keys, rev = append(keys, p.Keys...), p.Revision
+		if p.Next == nil {
+			break
+		}
+		page = *p.Next
+	}
+	if f.output == "" {
+		return printObjectTable(cmd, res, keys)
+	}
+	if f.output == outputRaw {
+		return errors.New("-o raw prints one value: give a NAME")
+	}
+	items := make([]json.RawMessage, 0, len(keys))
+	for _, k := range keys {
+		kv, err := src.Get(ctx, k.Key, rev)
+		if errors.Is(err, etcdview.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		js, err := decode.Decoder{}.DecodeAt(kv.Key, kv.Value, kv.ModRevision).JSON(false)
+		if err != nil {
+			return fmt.Errorf("%s: %w", decode.EscapeKey(kv.Key), err)
+		}
+		items = append(items, js)
+	}
+	return writeDoc(cmd.OutOrStdout(), f.output, map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+}
+
+func printObjectTable(cmd *cobra.Command, res decode.Resource, keys []etcdview.KV) error {
+	if len(keys) == 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "No %s found.\n", res.Resource)
+		return nil
+	}
+	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 3, ' ', 0)
+	if res.Namespaced {
+		fmt.Fprint(tw, "NAMESPACE\t")
+	}
+	fmt.Fprintln(tw, "NAME\tREVISION\tCREATED AT\tVERSION")
+	for _, kv := range keys {
+		k := decode.ParseKey(kv.Key)
+		name := k.Name
+		if !k.IsObject {
+			name = k.String()
+		}
+		if res.Namespaced {
+			fmt.Fprintf(tw, "%s\t", k.Namespace)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", name, kv.ModRevision, kv.CreateRevision, kv.Version)
+	}
+	return tw.Flush()
+}
+
+// writeDoc prints v as indented JSON, or as YAML converted from that JSON
+// with keys sorted, as kubectl prints both.
+func writeDoc(w io.Writer, output string, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "    ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	out := buf.Bytes()
+	if output == outputYAML {
+		y, err := yaml.JSONToYAML(out)
+		if err != nil {
+			return err
+		}
+		out = y
+	}
+	_, err := w.Write(out)
+	return err
+}

@@ -1,0 +1,91 @@
+package etcdview
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/etcdscope/etcdscope/embedded"
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// eachEtcd runs fn against the bundled etcd (this build's version) and
+// against Debian's etcd 3.4, a separate and older process.
+func eachEtcd(t *testing.T, fn func(t *testing.T, cli *clientv3.Client)) {
+	t.Helper()
+	for _, tc := range []struct {
+		name  string
+		start func(t *testing.T) *clientv3.Client
+	}{
+		{"embedded", func(t *testing.T) *clientv3.Client { _, cli := etcdviewtest.StartCluster(t, 1); return cli }},
+		{"etcd 3.4", func(t *testing.T) *clientv3.Client { return etcdtest.Start(t, etcdtest.Options{}).Client(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { fn(t, tc.start(t)) })
+	}
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// countingClient counts the range requests the live Source makes.
+type countingClient struct {
+	Client
+	gets atomic.Int64
+}
+
+func (c *countingClient) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	c.gets.Add(1)
+	return c.Client.Get(ctx, key, opts...)
+}
+
+func put(t *testing.T, cli *clientv3.Client, key, val string) int64 {
+	t.Helper()
+	resp, err := cli.Put(testCtx(t), key, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Header.Revision
+}
+
+func del(t *testing.T, cli *clientv3.Client, key string) int64 {
+	t.Helper()
+	resp, err := cli.Delete(testCtx(t), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.Header.Revision
+}
+
+func compact(t *testing.T, cli *clientv3.Client, rev int64) {
+	t.Helper()
+	if _, err := cli.Compact(testCtx(t), rev, clientv3.WithCompactPhysical()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// client is another client of c: of the members given, or of all.
+func client(t *testing.T, c *embedded.Cluster, members ...int) *clientv3.Client {
+	t.Helper()
+	cfg, err := c.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(members) > 0 {
+		cfg.Endpoints = nil
+		for _, i := range members {
+			cfg.Endpoints = append(cfg.Endpoints, c.Endpoints()[i])
+		}
+	}
+	cli, err := clientv3.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}

@@ -1,0 +1,169 @@
+package etcdview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/etcdscope/etcdscope/decode"
+	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Client is all of the etcd client API the live Source may call: ranges,
+// watches and progress requests, and the Status and MemberList RPCs, none of
+// which changes state. *clientv3.Client satisfies it. Live holds nothing but
+// a Client, so it cannot Put, Delete, run a Txn, Compact, grant a lease or
+// defragment: it is read-only by construction.
+type Client interface {
+	Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error)
+	Watch(ctx context.Context, key string, opts ...clientv3.OpOption) clientv3.WatchChan
+	RequestProgress(ctx context.Context) error
+	Status(ctx context.Context, endpoint string) (*clientv3.StatusResponse, error)
+	MemberList(ctx context.Context, opts ...clientv3.OpOption) (*clientv3.MemberListResponse, error)
+	Endpoints() []string
+}
+
+// Live is the Source of a running etcd.
+type Live struct {
+	// Decoder decodes the values History returns; the zero value is
+	// decode's defaults.
+	Decoder decode.Decoder
+
+	tree
+	c       Client
+	timeout time.Duration
+	close   func() error
+}
+
+// NewLive reads etcd through c. requestTimeout bounds each request (not a
+// watch); 0 means 5s, etcdctl's --command-timeout.
+func NewLive(c Client, requestTimeout time.Duration) *Live {
+	if requestTimeout <= 0 {
+		requestTimeout = Config{}.CommandTimeoutOrDefault()
+	}
+	l := &Live{c: c, timeout: requestTimeout}
+	l.tree = tree{l}
+	return l
+}
+
+// Connect dials the etcd cfg names (see Dial) and reads it. Close closes the
+// connection.
+func Connect(ctx context.Context, cfg Config) (*Live, error) {
+	cli, err := Dial(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	l := NewLive(cli, cfg.CommandTimeoutOrDefault())
+	l.close = cli.Close
+	return l, nil
+}
+
+// Close closes the connection Connect made; the caller of NewLive closes its
+// own client.
+func (l *Live) Close() error {
+	if l.close == nil {
+		return nil
+	}
+	return l.close()
+}
+
+func (l *Live) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, error) {
+	opts := []clientv3.OpOption{clientv3.WithRev(r.rev)}
+	if r.end != "" {
+		opts = append(opts, clientv3.WithRange(r.end))
+	}
+	if r.limit > 0 {
+		opts = append(opts, clientv3.WithLimit(r.limit))
+	}
+	if r.keysOnly {
+		opts = append(opts, clientv3.WithKeysOnly())
+	}
+	if r.countOnly {
+		opts = append(opts, clientv3.WithCountOnly())
+	}
+	rctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	resp, err := l.c.Get(rctx, r.key, opts...)
+	if err != nil {
+		return rangeResult{}, l.readError(ctx, "read "+describeRange(r.key, r.end), r.key, r.rev, err)
+	}
+	res := rangeResult{count: resp.Count, more: resp.More, rev: resp.Header.Revision}
+	for _, kv := range resp.Kvs {
+		res.kvs = append(res.kvs, fromProto(kv))
+	}
+	return res, nil
+}
+
+// readError says what failed, at which revision, in the user's words. A
+// compacted revision becomes a *CompactedError naming the compaction.
+func (l *Live) readError(ctx context.Context, what, key string, rev int64, err error) error {
+	at := "newest revision"
+	if rev > 0 {
+		at = fmt.Sprintf("revision %d", rev)
+	}
+	if errors.Is(err, rpctypes.ErrCompacted) {
+		if c, cerr := l.compactRevision(ctx, key); cerr == nil {
+			return fmt.Errorf("%s: %w", what, &CompactedError{Rev: rev, Compacted: c})
+		}
+	}
+	return fmt.Errorf("%s at %s: %w", what, at, plainError(err))
+}
+
+// compactRevision asks etcd for its compaction revision, which no read RPC
+// reports: a watch from revision 1 is answered with the compaction revision
+// (WatchResponse.CompactRevision) and cancelled when revision 1 is gone. It
+// needs read permission on key only. The caller knows that a compaction
+// happened; otherwise the watch would wait for events until ctx ends.
+func (l *Live) compactRevision(ctx context.Context, key string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	for resp := range l.c.Watch(ctx, key, clientv3.WithRev(1)) {
+		if resp.CompactRevision != 0 {
+			return resp.CompactRevision, nil
+		}
+		if err := resp.Err(); err != nil {
+			return 0, err
+		}
+		if len(resp.Events) > 0 {
+			return 0, nil
+		}
+	}
+	return 0, fmt.Errorf("no compaction revision for %s: %w", key, ctx.Err())
+}
+
+func describeRange(key, end string) string {
+	switch end {
+	case "":
+		return decode.EscapeKey(key)
+	case "\x00":
+		return decode.EscapeKey(key) + " and after"
+	}
+	if end == clientv3.GetPrefixRangeEnd(key) {
+		return decode.EscapeKey(key) + "*"
+	}
+	return decode.EscapeKey(key) + ".." + decode.EscapeKey(end)
+}
+
+func fromProto(kv *mvccpb.KeyValue) KV {
+	return KV{
+		Key:            string(kv.Key),
+		Value:          kv.Value,
+		CreateRevision: kv.CreateRevision,
+		ModRevision:    kv.ModRevision,
+		Version:        kv.Version,
+		Lease:          kv.Lease,
+	}
+}
+
+// isTerminal says whether retrying cannot help: the user may not read the
+// range, or the client was closed.
+func isTerminal(err error) bool {
+	return errors.Is(err, rpctypes.ErrPermissionDenied) ||
+		errors.Is(err, rpctypes.ErrInvalidAuthToken) ||
+		errors.Is(err, rpctypes.ErrAuthFailed) ||
+		strings.Contains(err.Error(), "client connection is closing")
+}

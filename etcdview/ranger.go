@@ -1,0 +1,90 @@
+package etcdview
+
+import (
+	"context"
+	"fmt"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// ranger reads one key range as of one revision: the single read Children,
+// List and Get are built on, so that the live and the offline Source share
+// them.
+type ranger interface {
+	rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, error)
+}
+
+// rangeRequest is etcd's RangeRequest, reduced to what etcdview asks.
+type rangeRequest struct {
+	key string
+	// end is etcd's range_end: "" for key alone, "\x00" for every key from
+	// key on, otherwise the first key past the range.
+	end       string
+	rev       int64
+	limit     int64 // 0 means no limit
+	keysOnly  bool
+	countOnly bool
+}
+
+type rangeResult struct {
+	kvs   []KV
+	count int64 // keys in the range, as count-only asks for
+	more  bool  // limit left keys out
+	rev   int64 // the revision read at
+}
+
+// prefixRange is the range of every key that starts with prefix, as etcdctl
+// --prefix builds it (clientv3.WithPrefix): the empty prefix is every key,
+// from "\x00" with range_end "\x00".
+func prefixRange(prefix string) (key, end string) {
+	if prefix == "" {
+		return "\x00", "\x00"
+	}
+	return prefix, clientv3.GetPrefixRangeEnd(prefix)
+}
+
+// inRange says whether key k falls in etcd's range [key, end).
+func inRange(k, key, end string) bool {
+	switch end {
+	case "":
+		return k == key
+	case "\x00":
+		return k >= key
+	}
+	return k >= key && k < end
+}
+
+// tree gives a Source the reads built on its ranger: Children, List and Get
+// are the same for a live etcd and a data file.
+type tree struct{ r ranger }
+
+func (t tree) Children(ctx context.Context, prefix string, rev int64) (Level, error) {
+	return children(ctx, t.r, prefix, rev)
+}
+
+func (t tree) List(ctx context.Context, prefix string, rev int64, page PageToken) (Page, error) {
+	return list(ctx, t.r, prefix, rev, page)
+}
+
+// Get reads key as of rev.
+func (t tree) Get(ctx context.Context, key string, rev int64) (*KV, error) {
+	res, err := t.r.rangeKeys(ctx, rangeRequest{key: key, rev: rev})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.kvs) == 0 {
+		return nil, &notFoundError{key: key, rev: res.rev}
+	}
+	return &res.kvs[0], nil
+}
+
+type notFoundError struct {
+	key string
+	rev int64
+}
+
+func (e *notFoundError) Error() string {
+	return fmt.Sprintf("%s not found at revision %d", e.key, e.rev)
+}
+
+func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }

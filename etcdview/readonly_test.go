@@ -1,0 +1,86 @@
+package etcdview
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+func TestClientInterfaceHasNoWritingMethod(t *testing.T) {
+	readOnly := []string{"Endpoints", "Get", "MemberList", "RequestProgress", "Status", "Watch"}
+	typ := reflect.TypeFor[Client]()
+	for i := range typ.NumMethod() {
+		if name := typ.Method(i).Name; !slices.Contains(readOnly, name) {
+			t.Errorf("Client has %s, which is not one of the read-only calls %v", name, readOnly)
+		}
+	}
+}
+
+func TestEverySourceMethodWorksForAReadOnlyUser(t *testing.T) {
+	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+		put(t, cli, "/registry/pods/default/a", "1")
+		put(t, cli, "/registry/pods/default/a", "2")
+		compacted := put(t, cli, compactRevKey, "3")
+		compact(t, cli, compacted)
+		etcdviewtest.EnableReadOnlyUser(t, cli)
+		root, err := clientv3.New(clientv3.Config{Endpoints: cli.Endpoints(), Username: "root", Password: "rootpw", DialTimeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { root.Close() })
+
+		ctx := testCtx(t)
+		src, err := Connect(ctx, Config{Endpoints: cli.Endpoints(), Username: etcdviewtest.ReadOnlyUser, Password: etcdviewtest.ReadOnlyPassword})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { src.Close() })
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		wc := src.Watch(wctx, "/registry/", WatchOptions{})
+
+		if lvl, err := src.Children(ctx, "/registry/", 0); err != nil || len(lvl.Children) != 1 {
+			t.Errorf("Children: %+v, %v", lvl, err)
+		}
+		if p, err := src.List(ctx, "/registry/pods/", 0, PageToken{}); err != nil || len(p.Keys) != 1 {
+			t.Errorf("List: %+v, %v", p, err)
+		}
+		if kv, err := src.Get(ctx, "/registry/pods/default/a", 0); err != nil || string(kv.Value) != "2" {
+			t.Errorf("Get: %+v, %v", kv, err)
+		}
+		var ce *CompactedError
+		if _, err := src.Get(ctx, "/registry/pods/default/a", 1); !errors.As(err, &ce) || ce.Compacted != compacted {
+			t.Errorf("Get of a compacted revision: %v, want a CompactedError naming %d", err, compacted)
+		}
+		if h, err := src.History(ctx, "/registry/pods/default/a"); err != nil || len(h.Entries) != 1 || h.CompactedAt != compacted {
+			t.Errorf("History: %+v, %v", h, err)
+		}
+		if cl, err := src.Status(ctx); err != nil || cl.CompactRevision != 3 {
+			t.Errorf("Status: %+v, %v", cl, err)
+		}
+		if _, err := root.Put(ctx, "/registry/pods/default/b", "new"); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			b, ok := next(t, wc)
+			if !ok || b.Err != nil {
+				t.Fatalf("Watch ended: %v", b.Err)
+			}
+			if len(b.Events) > 0 {
+				if b.Events[0].KV.Key != "/registry/pods/default/b" {
+					t.Errorf("Watch saw %s", b.Events[0].KV.Key)
+				}
+				break
+			}
+		}
+		if _, err := src.Children(ctx, "", 0); err == nil {
+			t.Error("the viewer read the top of the keyspace: auth is not on")
+		}
+	})
+}

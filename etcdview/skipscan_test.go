@@ -1,0 +1,125 @@
+package etcdview
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+func TestChildrenRangeCallsGrowWithChildrenNotKeys(t *testing.T) {
+	const prefixes, perPrefix = 50, 200
+	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+		var keys []string
+		for p := range prefixes {
+			for k := range perPrefix {
+				keys = append(keys, fmt.Sprintf("/registry/res%02d/ns/obj-%04d", p, k))
+			}
+		}
+		etcdviewtest.PutKeys(t, cli, keys, "v")
+		put(t, cli, "/registry/zz-leaf", "a key beside the directories")
+		cc := &countingClient{Client: cli}
+		src := NewLive(cc, 0)
+
+		lvl, err := src.Children(testCtx(t), "/registry/", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lvl.Children) != prefixes+1 {
+			t.Fatalf("%d children, want %d: %+v", len(lvl.Children), prefixes+1, lvl.Children)
+		}
+		for i, c := range lvl.Children[:prefixes] {
+			want := Child{Name: fmt.Sprintf("res%02d/", i), Prefix: fmt.Sprintf("/registry/res%02d/", i), Dir: true, Count: perPrefix}
+			if c != want {
+				t.Errorf("child %d = %+v, want %+v", i, c, want)
+			}
+		}
+		if leaf := lvl.Children[prefixes]; leaf.Dir || leaf.Prefix != "/registry/zz-leaf" || leaf.Count != 1 {
+			t.Errorf("last child %+v, want the key /registry/zz-leaf", leaf)
+		}
+		// One keys-only range per directory and one count-only range when
+		// its keys overflow the batch, plus the last range that finds the
+		// end: never one per key.
+		if calls, limit := cc.gets.Load(), int64(2*(prefixes+1)+1); calls > limit {
+			t.Errorf("%d range calls for %d children over %d keys, want at most %d", calls, prefixes+1, len(keys), limit)
+		}
+	})
+}
+
+func TestChildrenReadsOneRevision(t *testing.T) {
+	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+		put(t, cli, "/registry/pods/default/a", "1")
+		rev := put(t, cli, "/registry/pods/kube-system/b", "1")
+		put(t, cli, "/registry/pods/default/c", "1")
+		del(t, cli, "/registry/pods/kube-system/b")
+		src := NewLive(cli, 0)
+		tests := []struct {
+			name   string
+			prefix string
+			rev    int64
+			want   []Child
+		}{
+			{"newest", "/registry/pods/", 0, []Child{{Name: "default/", Prefix: "/registry/pods/default/", Dir: true, Count: 2}}},
+			{"as of an earlier revision", "/registry/pods/", rev, []Child{
+				{Name: "default/", Prefix: "/registry/pods/default/", Dir: true, Count: 1},
+				{Name: "kube-system/", Prefix: "/registry/pods/kube-system/", Dir: true, Count: 1},
+			}},
+			{"keys of a leaf level", "/registry/pods/default/", 0, []Child{
+				{Name: "a", Prefix: "/registry/pods/default/a", Count: 1},
+				{Name: "c", Prefix: "/registry/pods/default/c", Count: 1},
+			}},
+			{"the top of the keyspace", "", 0, []Child{{Name: "/registry/", Prefix: "/registry/", Dir: true, Count: 2}}},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				lvl, err := src.Children(testCtx(t), tc.prefix, tc.rev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(lvl.Children, tc.want) {
+					t.Errorf("children %+v, want %+v", lvl.Children, tc.want)
+				}
+			})
+		}
+	})
+}
+
+func TestListPagesEveryKeyOnce(t *testing.T) {
+	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+		var want []string
+		for i := range 1234 {
+			want = append(want, fmt.Sprintf("/registry/configmaps/default/cm-%05d", i))
+		}
+		etcdviewtest.PutKeys(t, cli, want, "v")
+		put(t, cli, "/registry/configmapsx", "outside the prefix")
+		src := NewLive(cli, 0)
+		var got []string
+		var pages int
+		page, rev := PageToken{Limit: 100}, int64(0)
+		for {
+			p, err := src.List(testCtx(t), "/registry/configmaps/", rev, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages++
+			for _, kv := range p.Keys {
+				if kv.Value != nil {
+					t.Fatalf("List returned a value for %s", kv.Key)
+				}
+				got = append(got, kv.Key)
+			}
+			if p.Next == nil {
+				break
+			}
+			page, rev = *p.Next, p.Revision
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("listed %d keys, want %d in order", len(got), len(want))
+		}
+		if pages != 13 {
+			t.Errorf("%d pages of 100 for 1234 keys, want 13", pages)
+		}
+	})
+}

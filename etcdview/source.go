@@ -1,0 +1,217 @@
+package etcdview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/etcdscope/etcdscope/decode"
+)
+
+// Source is every read the TUI and the CLI make of etcd state. Live reads a
+// running etcd, File an offline data file; neither ever writes.
+//
+// Every read takes a revision: 0 means the newest, R > 0 the store as it was
+// at revision R (time travel). A revision older than the last compaction fails
+// with a *CompactedError.
+type Source interface {
+	// Children is one level of the key tree below prefix, by skip-scan.
+	Children(ctx context.Context, prefix string, rev int64) (Level, error)
+	// List pages the keys below prefix, keys only.
+	List(ctx context.Context, prefix string, rev int64, page PageToken) (Page, error)
+	// Get reads one key; a missing key is an error matching ErrNotFound.
+	Get(ctx context.Context, key string, rev int64) (*KV, error)
+	// History is every retained revision of one key, newest first.
+	History(ctx context.Context, key string) (History, error)
+	// Watch streams the changes below prefix until ctx ends; the channel is
+	// closed after the last batch.
+	Watch(ctx context.Context, prefix string, opts WatchOptions) <-chan Batch
+	// Status describes the cluster (or the data file) and each member.
+	Status(ctx context.Context) (Cluster, error)
+}
+
+// KV is one key at one revision, with etcd's metadata.
+type KV struct {
+	Key            string
+	Value          []byte // nil when read keys only
+	CreateRevision int64
+	ModRevision    int64
+	Version        int64 // number of writes since the key was (re)created
+	Lease          int64
+}
+
+// Child is one entry of a tree level: a key, or a path segment that more keys
+// share.
+type Child struct {
+	// Name is the part of the key after the level's prefix, up to and
+	// including the next "/" for a directory: "pods/", "default/", "web-0".
+	Name string
+	// Prefix is the level's prefix + Name: the key itself, or the prefix to
+	// open the directory with.
+	Prefix string
+	// Dir is true when Name ends in "/": keys below it, none exactly at it.
+	Dir bool
+	// Count is how many keys Prefix covers: 1 for a key.
+	Count int64
+}
+
+// Level is one level of the key tree as of one revision.
+type Level struct {
+	Prefix   string
+	Revision int64 // the revision it was read at
+	Children []Child
+}
+
+// PageToken asks for one page of List. The zero value is the first page of
+// DefaultPageSize keys.
+type PageToken struct {
+	After string // list keys after this one; "" from the start
+	Limit int    // keys per page; 0 means DefaultPageSize
+}
+
+// DefaultPageSize is the page size of List when the token gives none.
+const DefaultPageSize = 500
+
+// Page is one page of keys. Pass Revision back as rev with Next to read the
+// following page as of the same revision.
+type Page struct {
+	Keys     []KV // values left out: KV.Value is nil
+	Revision int64
+	Next     *PageToken // nil on the last page
+}
+
+// History is what etcd still holds of one key.
+type History struct {
+	Key      string
+	Revision int64   // the store's revision when it was read
+	Entries  []Entry // newest first
+	// CompactedAt is the store's compaction revision when it cut earlier
+	// revisions of this key away; 0 when nothing of the key was lost.
+	CompactedAt int64
+}
+
+// Truncated says where compaction cut the history off, or "" when it did not.
+func (h History) Truncated() string {
+	if h.CompactedAt == 0 {
+		return ""
+	}
+	return fmt.Sprintf("history before revision %d was compacted", h.CompactedAt)
+}
+
+// Entry is one revision of a key: a write or a deletion.
+type Entry struct {
+	// KV is the key as written at KV.ModRevision; for a deletion, the key
+	// with the deletion's revision and no value.
+	KV      KV
+	Deleted bool
+	// Object is the decoded value (the zero Object for a deletion), with
+	// metadata.resourceVersion set as the API server would show it.
+	Object decode.Object
+}
+
+// EventType is what happened to a key, in kubectl's words.
+type EventType string
+
+const (
+	Added    EventType = "ADDED"
+	Modified EventType = "MODIFIED"
+	Deleted  EventType = "DELETED"
+)
+
+// Event is one change of one key.
+type Event struct {
+	Type EventType
+	// KV is the key after the change; for a deletion the key with the
+	// deletion's revision and no value.
+	KV KV
+	// Prev is the key before the change, nil when it did not exist or etcd
+	// no longer held it.
+	Prev *KV
+}
+
+// Batch is one step of a watch: events of one or more revisions, a note that
+// the head moved with nothing to report, or an error.
+type Batch struct {
+	Events []Event
+	// Revision is the store's revision when the batch was sent; every change
+	// up to it below the prefix has been delivered.
+	Revision int64
+	// Progress is true when the batch only moves the head: nothing changed.
+	Progress bool
+	// Note says what happened to the stream in plain words: a resume after
+	// a fault, a leader change. "" for an ordinary batch.
+	Note string
+	// Err is a *CompactedError (the stream then goes on only when the
+	// caller asked for it) or the error that ended the stream.
+	Err error
+}
+
+// WatchOptions configure Watch.
+type WatchOptions struct {
+	// Rev is the first revision to deliver; 0 means changes from now on.
+	Rev int64
+	// ContinueAfterCompaction makes a watch whose Rev was compacted go on
+	// from the oldest revision etcd still holds, after the error batch; by
+	// default the stream ends with the error.
+	ContinueAfterCompaction bool
+	// ProgressInterval is how often an idle live watch asks etcd for its
+	// revision, to keep the head current; 0 means 5s, as kube-apiserver
+	// asks for its watch cache.
+	ProgressInterval time.Duration
+}
+
+// Cluster is the state of the etcd behind a Source.
+type Cluster struct {
+	// Description names the source: endpoints, or the data file.
+	Description string
+	Revision    int64 // the newest revision any member reported
+	// CompactRevision is the last compaction: read from the data file, or
+	// from kube-apiserver's compact_rev_key on a live etcd (0 when absent).
+	CompactRevision int64
+	Members         []Member
+}
+
+// Member is one etcd member as its Status RPC reports it.
+type Member struct {
+	ID        uint64
+	Name      string
+	Endpoint  string // the client URL asked, or the data file
+	Leader    bool
+	Learner   bool
+	Version   string
+	DBSize    int64
+	DBInUse   int64
+	RaftTerm  uint64
+	RaftIndex uint64 // committed index
+	Applied   uint64
+	Revision  int64
+	Alarms    []string // errors the member reports about itself (NOSPACE, CORRUPT)
+	// Err says why the member could not be asked; the other fields are then
+	// those MemberList gave.
+	Err error
+}
+
+// ErrNotFound is the error of Get for a key absent at that revision.
+var ErrNotFound = errors.New("not found")
+
+// ErrCompacted matches every *CompactedError.
+var ErrCompacted = errors.New("required revision has been compacted")
+
+// CompactedError is a read or watch at a revision compaction removed.
+type CompactedError struct {
+	Rev       int64 // the revision asked for
+	Compacted int64 // the compaction revision: the oldest still readable
+}
+
+func (e *CompactedError) Error() string {
+	return fmt.Sprintf("revision %d has been compacted: the oldest revision etcd still holds is %d", e.Rev, e.Compacted)
+}
+
+// Is makes errors.Is(err, ErrCompacted) true.
+func (e *CompactedError) Is(target error) bool { return target == ErrCompacted }
+
+var (
+	_ Source = (*Live)(nil)
+	_ Source = (*File)(nil)
+)

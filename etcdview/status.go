@@ -1,0 +1,136 @@
+package etcdview
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// compactRevKey is where kube-apiserver's compactor records the revision it
+// last compacted to (k8s.io/apiserver/pkg/storage/etcd3/compact.go), as a
+// decimal string.
+const compactRevKey = "compact_rev_key"
+
+// Status asks every member for its status, in parallel: the endpoints the
+// client was given first, then, at their advertised client URL, members
+// MemberList names that none of those endpoints turned out to be. A member
+// that does not answer is reported with its error; Status fails only when no
+// member answers.
+func (l *Live) Status(ctx context.Context) (Cluster, error) {
+	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	endpoints := l.c.Endpoints()
+	cl := Cluster{Description: "etcd at " + strings.Join(endpoints, ",")}
+
+	answered := map[uint64]Member{}
+	failed := map[string]Member{} // by endpoint
+	collect := func(ms []Member) {
+		for _, m := range ms {
+			if m.Err != nil {
+				failed[m.Endpoint] = m
+			} else if _, seen := answered[m.ID]; !seen {
+				answered[m.ID] = m
+			}
+		}
+	}
+	collect(l.statuses(ctx, endpoints))
+	if list, err := l.c.MemberList(ctx); err == nil {
+		var more []string
+		for _, pm := range list.Members {
+			if _, ok := answered[pm.ID]; ok || len(pm.ClientURLs) == 0 {
+				continue
+			}
+			if _, asked := failed[pm.ClientURLs[0]]; !asked {
+				more = append(more, pm.ClientURLs[0])
+			}
+		}
+		collect(l.statuses(ctx, more))
+		for _, pm := range list.Members {
+			m, ok := answered[pm.ID]
+			switch {
+			case ok:
+			case len(pm.ClientURLs) == 0:
+				// A member added but never started has no client URL.
+				m = Member{ID: pm.ID, Err: errors.New("not started")}
+			default:
+				m = failed[pm.ClientURLs[0]]
+				delete(failed, pm.ClientURLs[0])
+				m.ID = pm.ID
+			}
+			m.Name, m.Learner = pm.Name, pm.IsLearner
+			answered[pm.ID] = m
+		}
+	}
+	for _, m := range answered {
+		cl.Members = append(cl.Members, m)
+		if m.Err == nil {
+			cl.Revision = max(cl.Revision, m.Revision)
+		}
+	}
+	for _, m := range failed {
+		cl.Members = append(cl.Members, m)
+	}
+	slices.SortFunc(cl.Members, func(a, b Member) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Endpoint, b.Endpoint))
+	})
+	if cl.Revision == 0 {
+		return cl, fmt.Errorf("no etcd member answered: %v", cl.Members[0].Err)
+	}
+	cl.CompactRevision = l.apiserverCompaction(ctx)
+	return cl, nil
+}
+
+// statuses calls Status on every endpoint at once.
+func (l *Live) statuses(ctx context.Context, endpoints []string) []Member {
+	out := make([]Member, len(endpoints))
+	var wg sync.WaitGroup
+	for i, ep := range endpoints {
+		wg.Go(func() { out[i] = l.status(ctx, ep) })
+	}
+	wg.Wait()
+	return out
+}
+
+func (l *Live) status(ctx context.Context, ep string) Member {
+	m := Member{Endpoint: ep}
+	// The client waits for a connection until ctx ends; a stopped member
+	// refuses TCP at once, so a plain connect tells it in no time.
+	host, err := hostPort(ep)
+	if err == nil {
+		err = probe(ctx, host, l.timeout, nil)
+	}
+	if err != nil {
+		m.Err = err
+		return m
+	}
+	st, err := l.c.Status(ctx, ep)
+	if err != nil {
+		m.Err = plainError(err)
+		return m
+	}
+	m.ID = st.Header.MemberId
+	m.Leader = st.Leader == st.Header.MemberId
+	m.Learner = st.IsLearner
+	m.Version = st.Version
+	m.DBSize, m.DBInUse = st.DbSize, st.DbSizeInUse
+	m.RaftTerm, m.RaftIndex, m.Applied = st.RaftTerm, st.RaftIndex, st.RaftAppliedIndex
+	m.Revision = st.Header.Revision
+	m.Alarms = st.Errors
+	return m
+}
+
+// apiserverCompaction reads compact_rev_key; 0 when it is absent or the user
+// may not read it.
+func (l *Live) apiserverCompaction(ctx context.Context) int64 {
+	resp, err := l.c.Get(ctx, compactRevKey)
+	if err != nil || len(resp.Kvs) == 0 {
+		return 0
+	}
+	rev, _ := strconv.ParseInt(string(resp.Kvs[0].Value), 10, 64)
+	return rev
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/etcdscope/etcdscope/embedded"
+	"github.com/etcdscope/etcdscope/etcdview"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// openSource opens what the connection flags name: a live etcd (--endpoints
+// or ETCDCTL_ENDPOINTS), an offline data file (--db), or else the bundled
+// cluster, started in-process on --data-dir. closeFn releases it.
+func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, closeFn func(), err error) {
+	kind, err := conn.kind()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch kind {
+	case fileSource:
+		f, err := etcdview.OpenFile(conn.db)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, func() { f.Close() }, nil
+	case liveSource:
+		cfg, err := conn.etcdConfig()
+		if err != nil {
+			return nil, nil, err
+		}
+		l, err := etcdview.Connect(ctx, cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return l, func() { l.Close() }, nil
+	}
+	c, err := embedded.Start(ctx, embedded.Options{DataDir: conn.dataDir})
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := c.ClientConfig()
+	if err == nil {
+		var cli *clientv3.Client
+		if cli, err = clientv3.New(cfg); err == nil {
+			return etcdview.NewLive(cli, conn.commandTimeout), func() { cli.Close(); c.Close() }, nil
+		}
+	}
+	return nil, nil, errors.Join(err, c.Close())
+}
+
+// withSource runs fn on the source the flags name, and closes it after.
+func withSource(ctx context.Context, conn *connFlags, fn func(etcdview.Source) error) error {
+	src, closeFn, err := openSource(ctx, conn)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	return fn(src)
+}
