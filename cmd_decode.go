@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -14,9 +13,9 @@ import (
 // `etcdctl get --print-value-only` prints it, decoded like auger's decode.
 func newDecodeCmd() *cobra.Command {
 	var (
-		output, key, encryptionConfig string
-		metaOnly, showSecrets         bool
-		showManagedFields             bool
+		output, key string
+		metaOnly    bool
+		show        decodeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "decode [-o yaml|json|proto] [--meta-only] [--key KEY] < value",
@@ -34,15 +33,9 @@ Exits 1 when the input holds no Kubernetes object at all.`,
 			if err != nil {
 				return fmt.Errorf("read value from stdin: %w", err)
 			}
-			d := decode.Decoder{ShowSecrets: showSecrets, ShowManagedFields: showManagedFields}
-			if encryptionConfig != "" {
-				data, err := os.ReadFile(encryptionConfig)
-				if err != nil {
-					return fmt.Errorf("--encryption-config: %w", err)
-				}
-				if d.Encryption, err = decode.ParseEncryptionConfig(data); err != nil {
-					return fmt.Errorf("--encryption-config %s: %w", encryptionConfig, err)
-				}
+			d, err := show.decoder()
+			if err != nil {
+				return err
 			}
 			o := d.Decode(key, value)
 			out, err := decode.Render(o, output, metaOnly)
@@ -62,8 +55,6 @@ Exits 1 when the input holds no Kubernetes object at all.`,
 	f.StringVarP(&output, "output", "o", decode.OutputYAML, "output format: yaml, json or proto (the storage encoding)")
 	f.BoolVar(&metaOnly, "meta-only", false, "print only apiVersion, kind and metadata")
 	f.StringVar(&key, "key", "", "the etcd key the value was read from (names the resource; aesgcm needs it to decrypt)")
-	f.StringVar(&encryptionConfig, "encryption-config", "", "kube-apiserver's EncryptionConfiguration file, to decrypt aescbc, aesgcm and secretbox values")
-	f.BoolVar(&showSecrets, "show-secrets", false, "show Secret data instead of <N bytes>")
-	f.BoolVar(&showManagedFields, "show-managed-fields", false, "keep metadata.managedFields in the output")
+	show.register(f)
 	return cmd
 }

@@ -29,6 +29,8 @@ type getFlags struct {
 	allNamespaces bool
 	rev           int64
 	output        string
+	// dec is the decoder --show-secrets and the other decoding flags make.
+	dec decode.Decoder
 }
 
 func newGetCmd(conn *connFlags) *cobra.Command {
@@ -54,6 +56,10 @@ A RESOURCE without NAME lists its objects in the namespace (-n, default
 			default:
 				return fmt.Errorf("unknown output format %q: want yaml, json or raw", f.output)
 			}
+			var err error
+			if f.dec, err = conn.decoding.decoder(); err != nil {
+				return err
+			}
 			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
 				return runGet(cmd, src, args, f)
 			})
@@ -63,6 +69,7 @@ A RESOURCE without NAME lists its objects in the namespace (-n, default
 	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "list RESOURCE in every namespace")
 	cmd.Flags().Int64Var(&f.rev, "rev", 0, "read as of this revision (0: the newest)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "", "output format: yaml, json or raw (default yaml for one object, a table for a list)")
+	conn.decoding.register(cmd.Flags())
 	return cmd
 }
 
@@ -115,7 +122,7 @@ func getOne(cmd *cobra.Command, src etcdview.Source, key string, f getFlags) err
 		_, err := w.Write(kv.Value)
 		return err
 	}
-	o := decode.Decoder{}.DecodeAt(key, kv.Value, kv.ModRevision)
+	o := f.dec.DecodeAt(key, kv.Value, kv.ModRevision)
 	if f.output == outputJSON {
 		out, err := decode.Render(o, decode.OutputJSON, false)
 		if err != nil {
@@ -166,7 +173,7 @@ func getList(ctx context.Context, cmd *cobra.Command, src etcdview.Source, res d
 		if err != nil {
 			return err
 		}
-		js, err := decode.Decoder{}.DecodeAt(kv.Key, kv.Value, kv.ModRevision).JSON(false)
+		js, err := f.dec.DecodeAt(kv.Key, kv.Value, kv.ModRevision).JSON(false)
 		if err != nil {
 			return fmt.Errorf("%s: %w", decode.EscapeKey(kv.Key), err)
 		}

@@ -57,6 +57,7 @@ diff of the decoded objects; -o yaml or -o json prints every revision's object.`
 	}
 	cmd.Flags().BoolVar(&diff, "diff", false, "show each revision as a diff from the one before")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "print every revision's object: yaml or json")
+	conn.decoding.register(cmd.Flags())
 	return cmd
 }
 

@@ -24,6 +24,9 @@ type connFlags struct {
 	commandTimeout     time.Duration
 	db                 string
 	dataDir            string
+	// decoding is how values read from the source are decoded; commands
+	// that print values register its flags.
+	decoding decodeFlags
 }
 
 func (f *connFlags) register(fs *pflag.FlagSet) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview"
-	clientv3 "go.etcd.io/etcd/client/v3"
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 )
 
 // parseConn runs args and the environment through the real root command's
@@ -29,37 +29,21 @@ func parseConn(t *testing.T, args []string, env map[string]string) *connFlags {
 	return c.conn
 }
 
-// enableAuth gives the etcd a root user and a viewer that may only read
-// /registry, then turns authentication on.
-func enableAuth(t *testing.T, cli *clientv3.Client) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	steps := []func() error{
-		func() error { _, err := cli.Put(ctx, "/registry/x", "visible"); return err },
-		func() error { _, err := cli.RoleAdd(ctx, "root"); return err },
-		func() error { _, err := cli.UserAdd(ctx, "root", "rootpw"); return err },
-		func() error { _, err := cli.UserGrantRole(ctx, "root", "root"); return err },
-		func() error { _, err := cli.RoleAdd(ctx, "registry-reader"); return err },
-		func() error {
-			_, err := cli.RoleGrantPermission(ctx, "registry-reader", "/registry", clientv3.GetPrefixRangeEnd("/registry"), clientv3.PermissionType(clientv3.PermRead))
-			return err
-		},
-		func() error { _, err := cli.UserAdd(ctx, "viewer", "viewerpw"); return err },
-		func() error { _, err := cli.UserGrantRole(ctx, "viewer", "registry-reader"); return err },
-		func() error { _, err := cli.AuthEnable(ctx); return err },
-	}
-	for i, step := range steps {
-		if err := step(); err != nil {
-			t.Fatalf("auth setup step %d: %v", i, err)
-		}
-	}
-}
+const (
+	viewer   = etcdviewtest.ReadOnlyUser
+	viewerPW = etcdviewtest.ReadOnlyPassword
+)
 
 func TestConnectionFlagsReachExternalEtcd(t *testing.T) {
 	e := etcdtest.Start(t, etcdtest.Options{TLS: true})
 	t.Logf("external %s", e.Version)
-	enableAuth(t, e.Client(t))
+	cli := e.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cli.Put(ctx, "/registry/x", "visible"); err != nil {
+		t.Fatal(err)
+	}
+	etcdviewtest.EnableReadOnlyUser(t, cli)
 	refused := fmt.Sprintf("127.0.0.1:%d", closedPort(t))
 	tlsFlags := []string{"--endpoints", e.Endpoint, "--cacert", e.TLS.CA, "--cert", e.TLS.Cert, "--key", e.TLS.Key}
 	tlsEnv := map[string]string{
@@ -82,17 +66,17 @@ func TestConnectionFlagsReachExternalEtcd(t *testing.T) {
 		env     map[string]string
 		wantErr string
 	}{
-		{"flags", append(tlsFlags, "--user", "viewer:viewerpw"), nil, ""},
-		{"password flag", append(tlsFlags, "--user", "viewer", "--password", "viewerpw"), nil, ""},
-		{"environment", nil, with(tlsEnv, "ETCDCTL_USER", "viewer:viewerpw"), ""},
-		{"environment password", nil, with(tlsEnv, "ETCDCTL_USER", "viewer", "ETCDCTL_PASSWORD", "viewerpw"), ""},
+		{"flags", append(tlsFlags, "--user", viewer+":"+viewerPW), nil, ""},
+		{"password flag", append(tlsFlags, "--user", viewer, "--password", viewerPW), nil, ""},
+		{"environment", nil, with(tlsEnv, "ETCDCTL_USER", viewer+":"+viewerPW), ""},
+		{"environment password", nil, with(tlsEnv, "ETCDCTL_USER", viewer, "ETCDCTL_PASSWORD", viewerPW), ""},
 		{"flags win over environment",
-			append(tlsFlags, "--user", "viewer:viewerpw"),
-			with(tlsEnv, "ETCDCTL_ENDPOINTS", refused, "ETCDCTL_USER", "viewer:wrong"), ""},
+			append(tlsFlags, "--user", viewer+":"+viewerPW),
+			with(tlsEnv, "ETCDCTL_ENDPOINTS", refused, "ETCDCTL_USER", viewer+":wrong"), ""},
 		{"insecure skip verify", []string{"--endpoints", e.Endpoint, "--cert", e.TLS.Cert, "--key", e.TLS.Key,
-			"--insecure-skip-tls-verify", "--user", "viewer:viewerpw"}, nil, ""},
-		{"wrong password", append(tlsFlags, "--user", "viewer:nope"), nil, "authentication failed"},
-		{"no CA", []string{"--endpoints", e.Endpoint, "--cert", e.TLS.Cert, "--key", e.TLS.Key, "--user", "viewer:viewerpw"}, nil, "certificate"},
+			"--insecure-skip-tls-verify", "--user", viewer + ":" + viewerPW}, nil, ""},
+		{"wrong password", append(tlsFlags, "--user", viewer+":nope"), nil, "authentication failed"},
+		{"no CA", []string{"--endpoints", e.Endpoint, "--cert", e.TLS.Cert, "--key", e.TLS.Key, "--user", viewer + ":" + viewerPW}, nil, "certificate"},
 		{"cert without key", []string{"--endpoints", e.Endpoint, "--cert", e.TLS.Cert}, nil, "--cert and --key go together"},
 	}
 	for _, tc := range tests {

@@ -11,9 +11,14 @@ import (
 
 // openSource opens what the connection flags name: a live etcd (--endpoints
 // or ETCDCTL_ENDPOINTS), an offline data file (--db), or else the bundled
-// cluster, started in-process on --data-dir. closeFn releases it.
+// cluster, started in-process on --data-dir. It decodes as conn.decoding
+// says. closeFn releases it.
 func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, closeFn func(), err error) {
 	kind, err := conn.kind()
+	if err != nil {
+		return nil, nil, err
+	}
+	dec, err := conn.decoding.decoder()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -23,6 +28,7 @@ func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, clos
 		if err != nil {
 			return nil, nil, err
 		}
+		f.Decoder = dec
 		return f, func() { f.Close() }, nil
 	case liveSource:
 		cfg, err := conn.etcdConfig()
@@ -33,6 +39,7 @@ func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, clos
 		if err != nil {
 			return nil, nil, err
 		}
+		l.Decoder = dec
 		return l, func() { l.Close() }, nil
 	}
 	c, err := embedded.Start(ctx, embedded.Options{DataDir: conn.dataDir})
@@ -43,7 +50,9 @@ func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, clos
 	if err == nil {
 		var cli *clientv3.Client
 		if cli, err = clientv3.New(cfg); err == nil {
-			return etcdview.NewLive(cli, conn.commandTimeout), func() { cli.Close(); c.Close() }, nil
+			l := etcdview.NewLive(cli, conn.commandTimeout)
+			l.Decoder = dec
+			return l, func() { cli.Close(); c.Close() }, nil
 		}
 	}
 	return nil, nil, errors.Join(err, c.Close())
