@@ -3,101 +3,86 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
-	"time"
 
-	"github.com/dustin/go-humanize"
 	"github.com/etcdscope/etcdscope/embedded"
-	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui"
-	bolt "go.etcd.io/bbolt"
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
+// explorerFlags are the root command's own flags: what the TUI needs beyond
+// the connection.
+type explorerFlags struct {
+	members    int
+	tailBuffer int
+}
+
 // runExplorer opens the source the flags name and shows it in the TUI.
-func runExplorer(ctx context.Context, conn *connFlags, members int) error {
+func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) error {
 	kind, err := conn.kind()
 	if err != nil {
 		return err
 	}
+	dec, err := conn.decoding.decoder()
+	if err != nil {
+		return err
+	}
+	opts := ui.Options{TailBuffer: flags.tailBuffer, Timeout: conn.commandTimeout, Decoder: dec}
+	var closeFn func()
 	switch kind {
-	case fileSource:
-		desc, err := describeDataFile(conn.db)
+	case bundledSource:
+		c, src, closeSrc, err := openBundled(ctx, conn, flags.members)
 		if err != nil {
 			return err
 		}
-		return ui.RunPlaceholder(ctx, desc, func(context.Context) ([]string, error) { return nil, nil })
-	case liveSource:
-		cfg, err := conn.etcdConfig()
+		src.Decoder = dec
+		opts.Source, closeFn = src, closeSrc
+		opts.Description = fmt.Sprintf("bundled %d-member cluster in %s", len(c.Members()), c.DataDir())
+		opts.Members = bundledMembers{c}
+	default:
+		src, closeSrc, err := openSource(ctx, conn)
 		if err != nil {
 			return err
 		}
-		cli, err := etcdview.Dial(ctx, cfg)
-		if err != nil {
-			return err
+		opts.Source, closeFn = src, closeSrc
+		opts.Description = "etcd at " + strings.Join(conn.endpoints, ",")
+		opts.MembersOff = "k and r stop and restart members of the bundled cluster only: etcdscope never writes to a live etcd"
+		if kind == fileSource {
+			opts.Description = "data file " + conn.db
+			opts.MembersOff = "an offline data file has no members to stop or restart"
 		}
-		defer cli.Close()
-		return ui.RunPlaceholder(ctx, "etcd at "+strings.Join(cfg.Endpoints, ","), memberLines(cli))
 	}
-	c, err := embedded.Start(ctx, embedded.Options{Members: members, DataDir: conn.dataDir})
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	cfg, err := c.ClientConfig()
-	if err != nil {
-		return err
-	}
-	cli, err := clientv3.New(cfg)
-	if err != nil {
-		return err
-	}
-	defer cli.Close()
-	return ui.RunPlaceholder(ctx, fmt.Sprintf("bundled %d-member cluster in %s", len(c.Members()), c.DataDir()), memberLines(cli))
+	defer closeFn()
+	// The UI's watch and reads end with ctx, before the source closes.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return ui.Run(ctx, opts)
 }
 
-// memberLines reports each member's status as the placeholder screen shows it.
-func memberLines(cli *clientv3.Client) ui.StatusFunc {
-	return func(ctx context.Context) ([]string, error) {
-		var lines []string
-		for _, ep := range cli.Endpoints() {
-			st, err := cli.Status(ctx, ep)
-			if err != nil {
-				lines = append(lines, fmt.Sprintf("%-28s unreachable: %v", ep, err))
-				continue
-			}
-			role := "follower"
-			if st.Leader == st.Header.MemberId {
-				role = "leader ★"
-			}
-			lines = append(lines, fmt.Sprintf("%-28s %-9s term %-4d index %-8d applied %-8d db %s",
-				ep, role, st.RaftTerm, st.RaftIndex, st.RaftAppliedIndex, humanize.IBytes(uint64(st.DbSize))))
+// bundledMembers stops and restarts members of the bundled cluster by name,
+// the name the cluster pane shows.
+type bundledMembers struct{ c *embedded.Cluster }
+
+func (b bundledMembers) index(name string) (int, error) {
+	for i, m := range b.c.Members() {
+		if m.Name == name {
+			return i, nil
 		}
-		return lines, nil
 	}
+	return 0, fmt.Errorf("no member %q in the bundled cluster", name)
 }
 
-// describeDataFile checks that path is an etcd v3 data file, opened
-// read-only so that a live member's file is never changed.
-func describeDataFile(path string) (string, error) {
-	fi, err := os.Stat(path)
+func (b bundledMembers) StopMember(name string) error {
+	i, err := b.index(name)
 	if err != nil {
-		return "", fmt.Errorf("open etcd data file: %w", err)
+		return err
 	}
-	db, err := bolt.Open(path, 0o400, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	return b.c.StopMember(i)
+}
+
+func (b bundledMembers) RestartMember(ctx context.Context, name string) error {
+	i, err := b.index(name)
 	if err != nil {
-		return "", fmt.Errorf("open etcd data file %s: %w", path, err)
+		return err
 	}
-	defer db.Close()
-	err = db.View(func(tx *bolt.Tx) error {
-		if tx.Bucket([]byte("key")) == nil {
-			return fmt.Errorf("%s is a bbolt file without etcd's \"key\" bucket: not an etcd data file", path)
-		}
-		return nil
-	})
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("offline data file %s (%s)", path, humanize.IBytes(uint64(fi.Size()))), nil
+	return b.c.RestartMember(ctx, i)
 }

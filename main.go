@@ -5,20 +5,35 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"github.com/etcdscope/etcdscope/ui"
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/grpclog"
+	"k8s.io/klog/v2"
 )
 
 func main() {
+	quietLibraryLogs()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newCLI().root.ExecuteContext(ctx)
 	stop()
 	if err != nil {
 		os.Exit(1)
 	}
+}
+
+// quietLibraryLogs keeps the logs of gRPC and of the Kubernetes libraries
+// (klog; k8s.io/apiserver's etcd3 package routes gRPC's logs there) off the
+// terminal: the TUI draws on it, and a CLI's stderr is for its own errors.
+// The failures they report reach the user as the errors of the calls.
+func quietLibraryLogs() {
+	grpclog.SetLoggerV2(grpclog.NewLoggerV2(io.Discard, io.Discard, io.Discard))
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
 }
 
 // cli is the command tree and the connection flags every command shares.
@@ -28,7 +43,7 @@ type cli struct {
 }
 
 func newCLI() *cli {
-	var members int
+	var flags explorerFlags
 	root := &cobra.Command{
 		Use:   "etcdscope",
 		Short: "Explore the Kubernetes cluster state stored in etcd",
@@ -44,9 +59,11 @@ with --db it reads an offline etcd data file.`,
 		SilenceErrors: false,
 	}
 	conn := persistentConn(root)
-	root.Flags().IntVar(&members, "members", 3, "members of the bundled etcd cluster")
+	root.Flags().IntVar(&flags.members, "members", 0, "members of the bundled etcd cluster (default 3, or as many as --data-dir holds)")
+	root.Flags().IntVar(&flags.tailBuffer, "tail-buffer", ui.DefaultTailBuffer, "events the tail keeps; older ones are dropped, and counted in the header")
+	conn.decoding.register(root.Flags())
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runExplorer(cmd.Context(), conn, members)
+		return runExplorer(cmd.Context(), conn, flags)
 	}
 	root.AddCommand(newServeCmd(conn), newDecodeCmd(), newLsCmd(conn), newGetCmd(conn), newHistoryCmd(conn), newWatchCmd(conn), newStatusCmd(conn))
 	return &cli{root: root, conn: conn}

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 )
 
 // runMainEnv makes the test binary behave as the etcdscope binary, so that
@@ -26,6 +28,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
+	quietLibraryLogs()
 	os.Exit(m.Run())
 }
 
@@ -196,4 +199,30 @@ func etcdctl(t *testing.T, bin, exportLine string, args ...string) string {
 		t.Fatalf("etcdctl %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+func TestLibraryLogsStayOffStderr(t *testing.T) {
+	c, cli := etcdviewtest.StartCluster(t, 3)
+	etcdviewtest.PutKeys(t, cli, []string{"/registry/configmaps/default/a"}, "v")
+	if err := c.StopMember(0); err != nil {
+		t.Fatal(err)
+	}
+	// gRPC reports the stopped member's refused connections through its
+	// global logger; they must not reach the terminal.
+	endpoints := strings.Join(c.Endpoints(), ",")
+	for _, args := range [][]string{
+		{"ls", "/registry/configmaps/default/"},
+		{"get", "/registry/configmaps/default/a"},
+		{"status"},
+	} {
+		cmd := etcdscope(append(args, "--endpoints", endpoints))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("etcdscope %s: %v\n%s", args[0], err, stderr.String())
+		}
+		if strings.Contains(stderr.String(), "grpc") || strings.Contains(stderr.String(), "addrConn") {
+			t.Errorf("etcdscope %s wrote library logs to stderr:\n%s", args[0], stderr.String())
+		}
+	}
 }

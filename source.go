@@ -42,20 +42,30 @@ func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, clos
 		l.Decoder = dec
 		return l, func() { l.Close() }, nil
 	}
-	c, err := embedded.Start(ctx, embedded.Options{DataDir: conn.dataDir})
+	_, l, closeFn, err := openBundled(ctx, conn, 0)
 	if err != nil {
 		return nil, nil, err
+	}
+	l.Decoder = dec
+	return l, closeFn, nil
+}
+
+// openBundled starts the bundled cluster of members (0: as many as --data-dir
+// holds, or 3) and reads it. The cluster is returned for the TUI's stop and
+// restart keys; closeFn stops it.
+func openBundled(ctx context.Context, conn *connFlags, members int) (*embedded.Cluster, *etcdview.Live, func(), error) {
+	c, err := embedded.Start(ctx, embedded.Options{Members: members, DataDir: conn.dataDir})
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	cfg, err := c.ClientConfig()
 	if err == nil {
 		var cli *clientv3.Client
 		if cli, err = clientv3.New(cfg); err == nil {
-			l := etcdview.NewLive(cli, conn.commandTimeout)
-			l.Decoder = dec
-			return l, func() { cli.Close(); c.Close() }, nil
+			return c, etcdview.NewLive(cli, conn.commandTimeout), func() { cli.Close(); c.Close() }, nil
 		}
 	}
-	return nil, nil, errors.Join(err, c.Close())
+	return nil, nil, nil, errors.Join(err, c.Close())
 }
 
 // withSource runs fn on the source the flags name, and closes it after.

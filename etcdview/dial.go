@@ -89,15 +89,14 @@ func Dial(ctx context.Context, c Config) (*clientv3.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := probeEndpoints(ctx, c.Endpoints, c.dialTimeout(), tc); err != nil {
+	alive, err := probeEndpoints(ctx, c.Endpoints, c.dialTimeout(), tc)
+	if err != nil {
 		return nil, err
 	}
 	lg := c.Logger
 	if lg == nil {
 		lg = zap.NewNop()
 	}
-	dialCtx, cancel := context.WithTimeout(ctx, c.dialTimeout())
-	defer cancel()
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints:   c.Endpoints,
 		TLS:         tc,
@@ -110,23 +109,46 @@ func Dial(ctx context.Context, c Config) (*clientv3.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to etcd at %s: %w", strings.Join(c.Endpoints, ","), plainError(err))
 	}
-	var failures []string
-	for _, ep := range c.Endpoints {
-		if _, err := cli.Status(dialCtx, ep); err != nil {
-			failures = append(failures, fmt.Sprintf("%s: %v", ep, plainError(err)))
-			continue
-		}
-		return cli, nil
+	if err := anyAnswers(ctx, cli, alive, c.dialTimeout()); err != nil {
+		cli.Close()
+		return nil, err
 	}
-	cli.Close()
-	return nil, fmt.Errorf("cannot reach etcd: %s", strings.Join(failures, "; "))
+	return cli, nil
+}
+
+// anyAnswers asks every endpoint for its status in parallel, each within the
+// dial timeout, and is satisfied by the first answer: one member down must
+// not cost the others their time.
+func anyAnswers(ctx context.Context, cli *clientv3.Client, endpoints []string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	errs := make(chan error, len(endpoints))
+	for _, ep := range endpoints {
+		go func() {
+			_, err := cli.Status(ctx, ep)
+			if err != nil {
+				err = fmt.Errorf("%s: %w", ep, plainError(err))
+			}
+			errs <- err
+		}()
+	}
+	var failures []string
+	for range endpoints {
+		err := <-errs
+		if err == nil {
+			return nil
+		}
+		failures = append(failures, err.Error())
+	}
+	return fmt.Errorf("cannot reach etcd: %s", strings.Join(failures, "; "))
 }
 
 // probeEndpoints opens a TCP connection (and a TLS session when tc is set) to
 // every endpoint in parallel, so that a refused address or an untrusted
 // certificate fails fast with its own words: gRPC would retry until the dial
-// timeout and report only that the deadline passed.
-func probeEndpoints(ctx context.Context, endpoints []string, timeout time.Duration, tc *tls.Config) error {
+// timeout and report only that the deadline passed. It returns the endpoints
+// that answered, or an error naming why each did not.
+func probeEndpoints(ctx context.Context, endpoints []string, timeout time.Duration, tc *tls.Config) ([]string, error) {
 	errs := make([]error, len(endpoints))
 	var wg sync.WaitGroup
 	for i, ep := range endpoints {
@@ -143,14 +165,18 @@ func probeEndpoints(ctx context.Context, endpoints []string, timeout time.Durati
 		})
 	}
 	wg.Wait()
-	var failures []string
-	for _, err := range errs {
+	var alive, failures []string
+	for i, err := range errs {
 		if err == nil {
-			return nil
+			alive = append(alive, endpoints[i])
+		} else {
+			failures = append(failures, err.Error())
 		}
-		failures = append(failures, err.Error())
 	}
-	return fmt.Errorf("cannot reach etcd: %s", strings.Join(failures, "; "))
+	if len(alive) == 0 {
+		return nil, fmt.Errorf("cannot reach etcd: %s", strings.Join(failures, "; "))
+	}
+	return alive, nil
 }
 
 func probe(ctx context.Context, host string, timeout time.Duration, tc *tls.Config) error {

@@ -1,0 +1,341 @@
+// Package ui is the terminal UI: browse the /registry tree beside the object
+// pane, tail the watch stream, walk an object's history, watch the members.
+// The app routes messages to the panes in ui/tree, ui/object, ui/tail,
+// ui/history and ui/cluster and performs the intents they return.
+package ui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/cluster"
+	"github.com/etcdscope/etcdscope/ui/common"
+	"github.com/etcdscope/etcdscope/ui/history"
+	"github.com/etcdscope/etcdscope/ui/object"
+	"github.com/etcdscope/etcdscope/ui/tail"
+	"github.com/etcdscope/etcdscope/ui/tree"
+)
+
+// Members stops and restarts members of the bundled cluster.
+// *embedded.Cluster does it by index; the caller adapts it by name.
+type Members interface {
+	StopMember(name string) error
+	RestartMember(ctx context.Context, name string) error
+}
+
+// Options configure the UI.
+type Options struct {
+	Source etcdview.Source
+	// Description names the source in the header: "bundled 3-member
+	// cluster", "etcd at ...", "data file ...".
+	Description string
+	// Members is nil outside bundled mode; MembersOff then says why k and
+	// r do nothing.
+	Members    Members
+	MembersOff string
+	// TailBuffer is the tail's ring size; 0 means DefaultTailBuffer.
+	TailBuffer int
+	// Timeout bounds each read; 0 means common.DefaultTimeout.
+	Timeout time.Duration
+	Decoder decode.Decoder
+	// RefreshInterval is how often the members' status is read; 0 means
+	// every second.
+	RefreshInterval time.Duration
+}
+
+// DefaultTailBuffer is the tail's ring size when Options gives none.
+const DefaultTailBuffer = 10000
+
+// Screen is one of the four screens 1-4 switch between.
+type Screen int
+
+const (
+	Browse Screen = iota
+	Tail
+	History
+	Cluster
+)
+
+var screenNames = [...]string{"browse", "tail", "history", "cluster"}
+
+// flashFor is how long a flash message stays.
+const flashFor = 6 * time.Second
+
+// Model is the root model.
+type Model struct {
+	common common.Common
+	opts   Options
+	keys   KeyMap
+
+	tree    *tree.Model
+	object  *object.Model
+	tail    *tail.Model
+	history *history.Model
+	cluster *cluster.Model
+
+	screen      Screen
+	objectFocus bool // in browse, the object pane has the keys
+	rev         int64
+
+	flash    string
+	flashErr bool
+	flashGen int
+
+	commanding bool
+	input      textinput.Model
+	help       bool
+
+	rate      float64
+	lastTotal uint64
+	lastAt    time.Time
+	// treeSeen is the tail's event count when the tree last reloaded.
+	treeSeen uint64
+
+	width, height int
+}
+
+// New builds the UI on opts.Source.
+func New(ctx context.Context, opts Options) *Model {
+	if opts.TailBuffer <= 0 {
+		opts.TailBuffer = DefaultTailBuffer
+	}
+	c := common.Common{Ctx: ctx, Src: opts.Source, Styles: common.DefaultStyles(), Timeout: opts.Timeout, Decoder: opts.Decoder}
+	in := textinput.New()
+	in.Prompt = ":"
+	m := &Model{
+		common: c, opts: opts, keys: DefaultKeyMap(), input: in,
+		tree: tree.New(c), object: object.New(c), tail: tail.New(c, opts.TailBuffer),
+		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval),
+	}
+	m.focus()
+	return m
+}
+
+// flashMsg ends flash number gen.
+type clearFlashMsg struct{ gen int }
+
+// revCheckedMsg says whether revision rev can be read.
+type revCheckedMsg struct {
+	rev int64
+	err error
+}
+
+// memberDoneMsg reports a stop or restart.
+type memberDoneMsg struct {
+	what, name string
+	err        error
+}
+
+// Init reads the root level, starts the watch and the status refreshes.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.tree.Init(), m.tail.Start(), m.cluster.Init())
+}
+
+// Update routes: keys to the pane in front, intents to the app, answers to
+// every pane (each knows its own message types).
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case tea.KeyMsg:
+		return m, m.onKey(msg)
+	case tea.MouseMsg:
+		return m, m.onMouse(msg)
+	case common.FlashMsg:
+		return m, m.setFlash(msg.Text, msg.Err)
+	case clearFlashMsg:
+		if msg.gen == m.flashGen {
+			m.flash = ""
+		}
+		return m, nil
+	case common.OpenObjectMsg:
+		rev := msg.Rev
+		if rev == 0 {
+			rev = m.rev
+		}
+		if msg.Focus {
+			m.screen, m.objectFocus = Browse, true
+			m.focus()
+		}
+		return m, m.object.Open(msg.Key, rev)
+	case common.OpenHistoryMsg:
+		m.screen = History
+		m.focus()
+		return m, m.history.Open(msg.Key, msg.Rev)
+	case common.TailPrefixMsg:
+		m.screen = Tail
+		m.focus()
+		return m, m.tail.Update(msg)
+	case common.StopMemberMsg:
+		return m, m.memberCmd("stop", msg.Name)
+	case common.RestartMemberMsg:
+		return m, m.memberCmd("restart", msg.Name)
+	case memberDoneMsg:
+		if msg.err != nil {
+			return m, m.setFlash(fmt.Sprintf("%s %s: %v", msg.what, msg.name, msg.err), true)
+		}
+		return m, m.setFlash(fmt.Sprintf("%s %s: done", msg.what, msg.name), false)
+	case revCheckedMsg:
+		return m, m.onRev(msg)
+	case cluster.StatusMsg:
+		m.measureRate(msg.At)
+		return m, tea.Batch(m.autoReload(msg.At), m.broadcast(msg))
+	}
+	return m, m.broadcast(msg)
+}
+
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	return tea.Batch(m.tree.Update(msg), m.object.Update(msg), m.tail.Update(msg), m.history.Update(msg), m.cluster.Update(msg))
+}
+
+// capturing is true while a text field in a pane takes every key.
+func (m *Model) capturing() bool {
+	return (m.screen == Browse && !m.objectFocus && m.tree.Capturing()) || (m.screen == Tail && m.tail.Capturing())
+}
+
+func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case msg.Type == tea.KeyCtrlC:
+		return tea.Quit
+	case m.commanding:
+		return m.commandKey(msg)
+	case m.help:
+		if key.Matches(msg, m.keys.Help, m.keys.Back, m.keys.Quit) {
+			m.help = false
+		}
+		return nil
+	case m.capturing():
+		return m.active().Update(msg)
+	case key.Matches(msg, m.keys.Quit):
+		return tea.Quit
+	case key.Matches(msg, m.keys.Help):
+		m.help = true
+		return nil
+	case key.Matches(msg, m.keys.Command):
+		m.commanding = true
+		m.input.SetValue("")
+		return m.input.Focus()
+	case key.Matches(msg, m.keys.Browse, m.keys.Tail, m.keys.History, m.keys.Cluster):
+		m.screen = Screen(msg.Runes[0] - '1')
+		m.focus()
+		return nil
+	case m.screen == Browse && key.Matches(msg, m.keys.Tab):
+		m.objectFocus = !m.objectFocus
+		m.focus()
+		return nil
+	case m.screen == Browse && m.objectFocus && key.Matches(msg, m.keys.Back):
+		m.objectFocus = false
+		m.focus()
+		return nil
+	}
+	return m.active().Update(msg)
+}
+
+func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
+	if m.screen == Browse {
+		// The wheel scrolls the pane under the pointer.
+		if msg.X < m.treeWidth() {
+			return m.tree.Update(msg)
+		}
+		return m.object.Update(msg)
+	}
+	return m.active().Update(msg)
+}
+
+// active is the pane that has the keys.
+func (m *Model) active() common.Component {
+	switch m.screen {
+	case Tail:
+		return m.tail
+	case History:
+		return m.history
+	case Cluster:
+		return m.cluster
+	}
+	if m.objectFocus {
+		return m.object
+	}
+	return m.tree
+}
+
+func (m *Model) focus() {
+	m.tree.Focus(m.screen == Browse && !m.objectFocus)
+	m.object.Focus(m.screen == Browse && m.objectFocus)
+	m.tail.Focus(m.screen == Tail)
+	m.history.Focus(m.screen == History)
+	m.cluster.Focus(m.screen == Cluster)
+}
+
+func (m *Model) setFlash(text string, isErr bool) tea.Cmd {
+	m.flash, m.flashErr = text, isErr
+	m.flashGen++
+	gen := m.flashGen
+	return tea.Tick(flashFor, func(time.Time) tea.Msg { return clearFlashMsg{gen} })
+}
+
+func (m *Model) memberCmd(what, name string) tea.Cmd {
+	if m.opts.Members == nil {
+		return m.setFlash(m.opts.MembersOff, true)
+	}
+	members, ctx := m.opts.Members, m.common.Ctx
+	flash := m.setFlash(fmt.Sprintf("%sing %s…", what, name), false)
+	return tea.Batch(flash, func() tea.Msg {
+		var err error
+		if what == "stop" {
+			err = members.StopMember(name)
+		} else {
+			err = members.RestartMember(ctx, name)
+		}
+		return memberDoneMsg{what: what, name: name, err: err}
+	})
+}
+
+// autoReload reads the open tree level again when writes arrived since it
+// was read, as k9s refreshes its views, at the pace the tree allows.
+func (m *Model) autoReload(now time.Time) tea.Cmd {
+	total := m.tail.Ring().Total()
+	if total == m.treeSeen || !m.tree.ReloadDue(now) {
+		return nil
+	}
+	m.treeSeen = total
+	return m.tree.Reload()
+}
+
+// measureRate turns the growth of the tail between two status readings
+// into events per second for the header.
+func (m *Model) measureRate(at time.Time) {
+	total := m.tail.Ring().Total()
+	if !m.lastAt.IsZero() {
+		if d := at.Sub(m.lastAt).Seconds(); d > 0 {
+			m.rate = float64(total-m.lastTotal) / d
+		}
+	}
+	m.lastTotal, m.lastAt = total, at
+}
+
+func (m *Model) onRev(msg revCheckedMsg) tea.Cmd {
+	if msg.err != nil {
+		return m.setFlash(fmt.Sprintf("cannot read revision %d: %v", msg.rev, msg.err), true)
+	}
+	m.rev = msg.rev
+	m.screen = Browse
+	m.focus()
+	cmds := []tea.Cmd{m.tree.SetRev(msg.rev)}
+	if k := m.object.Key(); k != "" {
+		cmds = append(cmds, m.object.Open(k, msg.rev))
+	}
+	if msg.rev == 0 {
+		cmds = append(cmds, m.setFlash("back to the newest revision", false))
+	} else {
+		cmds = append(cmds, m.setFlash(fmt.Sprintf("browsing as of revision %d; :rev head returns", msg.rev), false))
+	}
+	return tea.Batch(cmds...)
+}

@@ -1,0 +1,30 @@
+package cluster
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/etcdscope/etcdscope/ui/common"
+)
+
+// KeyMap are the keys of the cluster pane. k stops a member here, so up is
+// the arrow alone.
+type KeyMap struct {
+	common.NavKeyMap
+	Stop, Restart key.Binding
+}
+
+// DefaultKeyMap is the cluster pane's keys.
+func DefaultKeyMap() KeyMap {
+	nav := common.DefaultNavKeyMap()
+	nav.Up = key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "up"))
+	return KeyMap{
+		NavKeyMap: nav,
+		Stop:      key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "stop member")),
+		Restart:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart member")),
+	}
+}
+
+// ShortHelp is what the footer shows.
+func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.Stop, k.Restart} }
+
+// FullHelp is what the help screen shows.
+func (k KeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

@@ -1,0 +1,193 @@
+// Package cluster is the cluster pane: the etcd members as a table,
+// refreshed every second, with stop and restart in bundled mode.
+package cluster
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/dustin/go-humanize"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/common"
+)
+
+// DefaultRefresh is how often the pane asks for the members' status.
+const DefaultRefresh = time.Second
+
+// StatusMsg carries one reading of the cluster's status.
+type StatusMsg struct {
+	Cluster etcdview.Cluster
+	Err     error
+	At      time.Time
+}
+
+// tickMsg asks for the next reading.
+type tickMsg struct{}
+
+// Model is the cluster pane.
+type Model struct {
+	common common.Common
+	keys   KeyMap
+
+	every  time.Duration
+	status StatusMsg
+	seen   bool
+	cursor common.Cursor
+
+	width, height int
+	focused       bool
+}
+
+// New is a cluster pane refreshed every interval (0: DefaultRefresh); Init
+// starts the refreshes.
+func New(c common.Common, every time.Duration) *Model {
+	if every == 0 {
+		every = DefaultRefresh
+	}
+	return &Model{common: c, keys: DefaultKeyMap(), every: every}
+}
+
+// Init reads the status for the first time.
+func (m *Model) Init() tea.Cmd { return m.refresh }
+
+func (m *Model) refresh() tea.Msg {
+	ctx, cancel := m.common.Context()
+	defer cancel()
+	cl, err := m.common.Src.Status(ctx)
+	return StatusMsg{Cluster: cl, Err: err, At: time.Now()}
+}
+
+// Status is the last reading, and whether there was one.
+func (m *Model) Status() (StatusMsg, bool) { return m.status, m.seen }
+
+// Focus gives or takes the keyboard focus.
+func (m *Model) Focus(on bool) { m.focused = on }
+
+// SetSize sets the pane's size.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.cursor.Height = max(h-2, 1)
+	m.cursor.Clamp(len(m.status.Cluster.Members))
+}
+
+// ShortHelp lists the pane's main keys.
+func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+
+// FullHelp lists all the pane's keys.
+func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// Update handles the pane's keys and the refreshes.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case StatusMsg:
+		m.status, m.seen = msg, true
+		m.cursor.Clamp(len(msg.Cluster.Members))
+		return tea.Tick(m.every, func(time.Time) tea.Msg { return tickMsg{} })
+	case tickMsg:
+		return m.refresh
+	case tea.KeyMsg:
+		members := m.status.Cluster.Members
+		if m.cursor.Move(m.keys.NavKeyMap, msg, len(members)) || len(members) == 0 {
+			return nil
+		}
+		sel := members[m.cursor.Pos]
+		switch {
+		case key.Matches(msg, m.keys.Stop):
+			return common.Send(common.StopMemberMsg{Index: m.cursor.Pos, Name: sel.Name})
+		case key.Matches(msg, m.keys.Restart):
+			return common.Send(common.RestartMemberMsg{Index: m.cursor.Pos, Name: sel.Name})
+		}
+	case tea.MouseMsg:
+		m.cursor.Move(m.keys.NavKeyMap, msg, len(m.status.Cluster.Members))
+	}
+	return nil
+}
+
+// Leader is the name of the leader, "" when no member says it leads.
+func Leader(cl etcdview.Cluster) string {
+	for _, mb := range cl.Members {
+		if mb.Leader && mb.Err == nil {
+			return memberName(mb)
+		}
+	}
+	return ""
+}
+
+// Up counts the members that answered.
+func Up(cl etcdview.Cluster) int {
+	n := 0
+	for _, mb := range cl.Members {
+		if mb.Err == nil {
+			n++
+		}
+	}
+	return n
+}
+
+func memberName(mb etcdview.Member) string {
+	if mb.Name != "" {
+		return mb.Name
+	}
+	return mb.Endpoint
+}
+
+const rowFormat = "%-12s %-8s %-11s %6s %9s %9s %9s %9s  %s"
+
+// View draws the members table.
+func (m *Model) View() string {
+	s := m.common.Styles
+	if !m.seen {
+		return common.FillHeight([]string{s.Faint.Render("asking the members for their status…")}, m.height)
+	}
+	cl := m.status.Cluster
+	title := s.Title.Render("cluster") + s.Faint.Render(fmt.Sprintf("  %s  revision %d  compacted at %d  %d/%d members up",
+		cl.Description, cl.Revision, cl.CompactRevision, Up(cl), len(cl.Members)))
+	if m.status.Err != nil {
+		title += "  " + s.FlashErr.Render(m.status.Err.Error())
+	}
+	head := s.Bold.Render("  " + fmt.Sprintf(rowFormat, "NAME", "ROLE", "STATE", "TERM", "INDEX", "APPLIED", "REVISION", "DB SIZE", "ENDPOINT"))
+	lines := make([]common.Line, 0, len(cl.Members))
+	for _, mb := range cl.Members {
+		lines = append(lines, m.row(mb))
+	}
+	sel := lipgloss.NewStyle()
+	if m.focused {
+		sel = s.Selected
+	}
+	return common.Fit(title, m.width) + "\n" + common.Fit(head, m.width) + "\n" + common.RenderWindow(lines, m.cursor, m.width, sel, true)
+}
+
+func (m *Model) row(mb etcdview.Member) common.Line {
+	s := m.common.Styles
+	role := "follower"
+	switch {
+	case mb.Leader:
+		role = "leader ★"
+	case mb.Learner:
+		role = "learner"
+	}
+	if mb.Err != nil {
+		plain := fmt.Sprintf(rowFormat, memberName(mb), "-", "unreachable", "-", "-", "-", "-", "-", mb.Endpoint) + "  " + firstLine(mb.Err.Error())
+		return common.Line{Plain: plain, Styled: s.Down.Render(plain)}
+	}
+	state := "running"
+	if len(mb.Alarms) > 0 {
+		state = strings.Join(mb.Alarms, ",")
+	}
+	plain := fmt.Sprintf(rowFormat, memberName(mb), role, state, fmt.Sprint(mb.RaftTerm), fmt.Sprint(mb.RaftIndex),
+		fmt.Sprint(mb.Applied), fmt.Sprint(mb.Revision), humanize.IBytes(uint64(mb.DBSize)), mb.Endpoint)
+	styled := plain
+	if mb.Leader {
+		styled = s.Leader.Render(plain)
+	}
+	return common.Line{Plain: plain, Styled: styled}
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}

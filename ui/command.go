@@ -1,0 +1,109 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/ui/common"
+	"github.com/etcdscope/etcdscope/ui/tree"
+)
+
+func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEsc:
+		m.commanding = false
+		m.input.Blur()
+		return nil
+	case tea.KeyEnter:
+		m.commanding = false
+		m.input.Blur()
+		return m.run(m.input.Value())
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
+}
+
+// run performs a command line: :q, :rev, :key, :tail, or a resource name as
+// kubectl takes it with an optional namespace.
+func (m *Model) run(line string) tea.Cmd {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return nil
+	}
+	switch f[0] {
+	case "q", "q!", "quit":
+		return tea.Quit
+	case "rev":
+		return m.revCommand(f[1:])
+	case "key":
+		if len(f) != 2 {
+			return m.setFlash(":key takes one key or prefix: :key /registry/pods/default/", true)
+		}
+		return m.openPath(f[1])
+	case "tail":
+		prefix := ""
+		if len(f) > 1 {
+			prefix = f[1]
+		}
+		return m.tail.Update(m.tailScope(prefix))
+	case "help":
+		m.help = true
+		return nil
+	}
+	res, ok := decode.LookupResource(f[0])
+	if !ok {
+		return m.setFlash(fmt.Sprintf("%q is no command and no resource kube-apiserver stores (try :pods, :deploy kube-system, :key, :rev, :q)", f[0]), true)
+	}
+	ns := ""
+	if len(f) > 1 {
+		ns = f[1]
+	}
+	if ns != "" && !res.Namespaced {
+		return m.setFlash(fmt.Sprintf("%s are not namespaced", res.Resource), true)
+	}
+	return m.openPath(res.KeyPrefix("", ns))
+}
+
+func (m *Model) tailScope(prefix string) tea.Msg {
+	m.screen = Tail
+	m.focus()
+	return common.TailPrefixMsg{Prefix: prefix}
+}
+
+// openPath shows a prefix in the tree, or a key in the tree and the object pane.
+func (m *Model) openPath(path string) tea.Cmd {
+	if !strings.HasPrefix(path, tree.Root) {
+		return m.setFlash(fmt.Sprintf("%s is not below %s", path, tree.Root), true)
+	}
+	m.screen, m.objectFocus = Browse, false
+	m.focus()
+	cmds := []tea.Cmd{m.tree.GoTo(path)}
+	if !strings.HasSuffix(path, "/") {
+		cmds = append(cmds, m.object.Open(path, m.rev))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) revCommand(args []string) tea.Cmd {
+	if len(args) != 1 {
+		return m.setFlash(":rev takes a revision or head", true)
+	}
+	if args[0] == "head" || args[0] == "0" {
+		return func() tea.Msg { return revCheckedMsg{rev: 0} }
+	}
+	rev, err := strconv.ParseInt(args[0], 10, 64)
+	if err != nil || rev < 0 {
+		return m.setFlash(fmt.Sprintf(":rev %s: a revision is a positive number", args[0]), true)
+	}
+	c := m.common
+	return func() tea.Msg {
+		ctx, cancel := c.Context()
+		defer cancel()
+		_, err := c.Src.Children(ctx, tree.Root, rev)
+		return revCheckedMsg{rev: rev, err: err}
+	}
+}

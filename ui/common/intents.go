@@ -1,0 +1,53 @@
+package common
+
+import tea "github.com/charmbracelet/bubbletea"
+
+// Intents: a pane asks the app for something outside itself with one of
+// these; the app performs it. Panes never reach into each other.
+
+// OpenObjectMsg asks to show the object at Key as of Rev (0: the app's revision).
+type OpenObjectMsg struct {
+	Key   string
+	Rev   int64
+	Focus bool // move the focus to the object pane
+}
+
+// OpenHistoryMsg asks for the history screen of Key, its cursor at Rev (0: newest).
+type OpenHistoryMsg struct {
+	Key string
+	Rev int64
+}
+
+// TailPrefixMsg asks the tail to show only keys below Prefix ("" for all).
+type TailPrefixMsg struct{ Prefix string }
+
+// FlashMsg puts a message in the flash line.
+type FlashMsg struct {
+	Text string
+	Err  bool
+}
+
+// StopMemberMsg asks to stop member Index of the bundled cluster.
+type StopMemberMsg struct {
+	Index int
+	Name  string
+}
+
+// RestartMemberMsg asks to restart member Index of the bundled cluster.
+type RestartMemberMsg struct {
+	Index int
+	Name  string
+}
+
+// Flash is a command that flashes text.
+func Flash(text string) tea.Cmd {
+	return func() tea.Msg { return FlashMsg{Text: text} }
+}
+
+// FlashErr is a command that flashes err.
+func FlashErr(err error) tea.Cmd {
+	return func() tea.Msg { return FlashMsg{Text: err.Error(), Err: true} }
+}
+
+// Send is a command that returns msg.
+func Send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }

@@ -1,0 +1,127 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/uitest"
+	"github.com/muesli/termenv"
+)
+
+func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+// waitFor is how long a screen may take to show what a test waits for.
+const waitFor = 10 * time.Second
+
+// newTest starts the UI on the fixture store in a virtual terminal.
+func newTest(t *testing.T, w, h int) (*teatest.TestModel, *uitest.Source) {
+	t.Helper()
+	src := uitest.Fixture()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	m := New(ctx, Options{
+		Source: src, Description: "fixture store", TailBuffer: 100, RefreshInterval: time.Hour,
+		MembersOff: "the fixture has no members to stop",
+	})
+	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h)), src
+}
+
+func typeText(tm *teatest.TestModel, s string) {
+	for _, r := range s {
+		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+func press(tm *teatest.TestModel, k tea.KeyType) { tm.Send(tea.KeyMsg{Type: k}) }
+
+// command types a command line and runs it.
+func command(tm *teatest.TestModel, line string) {
+	typeText(tm, ":"+line)
+	press(tm, tea.KeyEnter)
+}
+
+// waitScreen waits until the screen shows every one of want.
+func waitScreen(t *testing.T, tm *teatest.TestModel, want ...string) {
+	t.Helper()
+	var seen []byte
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		seen = append(seen, b...)
+		for _, w := range want {
+			if !strings.Contains(string(seen), w) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(waitFor), teatest.WithCheckInterval(10*time.Millisecond))
+}
+
+// finalView quits and returns the last screen.
+func finalView(t *testing.T, tm *teatest.TestModel) string {
+	t.Helper()
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	return tm.FinalModel(t, teatest.WithFinalTimeout(waitFor)).View()
+}
+
+func TestGoldenScreens(t *testing.T) {
+	screens := []struct {
+		name string
+		run  func(t *testing.T, tm *teatest.TestModel, src *uitest.Source)
+	}{
+		{"browse", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+			command(tm, "key /registry/pods/default/web-0")
+			waitScreen(t, tm, "web-1", "status:", "nginx:1.28")
+		}},
+		{"object", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+			command(tm, "key /registry/secrets/default/db-password")
+			waitScreen(t, tm, "password:")
+			press(tm, tea.KeyTab)
+			typeText(tm, "jjz")
+			waitScreen(t, tm, "lines folded")
+		}},
+		{"tail", func(t *testing.T, tm *teatest.TestModel, src *uitest.Source) {
+			typeText(tm, "2")
+			waitScreen(t, tm, "waiting for events")
+			src.PutObject(uitest.Pod("default", "web-0", "nginx:1.29", true))
+			src.Notify("leader changed (Raft term 2 → 3)")
+			src.Delete("/registry/pods/default/web-1")
+			src.PutObject(uitest.Pod("default", "web-2", "nginx:1.29", false))
+			waitScreen(t, tm, "spec.containers[0].image", "leader changed", "web-2")
+		}},
+		{"history", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+			command(tm, "key /registry/pods/default/web-0")
+			waitScreen(t, tm, "status:")
+			typeText(tm, "h")
+			waitScreen(t, tm, "diff revision", "nginx:1.27")
+		}},
+		{"cluster", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+			typeText(tm, "4")
+			waitScreen(t, tm, "etcd-2")
+		}},
+		{"help", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+			typeText(tm, "?")
+			waitScreen(t, tm, "command line", "restart member")
+		}},
+	}
+	for _, size := range [][2]int{{100, 30}, {160, 45}} {
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, size[0], size[1]), func(t *testing.T) {
+				tm, src := newTest(t, size[0], size[1])
+				waitScreen(t, tm, "pods/", "etcd-0 ★")
+				sc.run(t, tm, src)
+				golden.RequireEqual(t, []byte(finalView(t, tm)))
+			})
+		}
+	}
+}
+
+var _ etcdview.Source = (*uitest.Source)(nil)

@@ -1,0 +1,288 @@
+// Package history is the history pane: every revision etcd retains of one
+// key, and for the one selected the diff from the revision before and the
+// object as it was.
+package history
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/common"
+)
+
+// LoadedMsg carries a key's history with the changes of each revision.
+type LoadedMsg struct {
+	gen      int
+	h        etcdview.History
+	summary  []string // per entry: changed paths from the entry before it
+	selected int64
+	err      error
+}
+
+// DetailMsg carries the diff and object of one entry, laid out.
+type DetailMsg struct {
+	gen, index int
+	lines      []common.Line
+}
+
+// Model is the history pane.
+type Model struct {
+	common common.Common
+	keys   KeyMap
+
+	key     string
+	gen     int
+	loading bool
+	err     error
+	h       etcdview.History
+	summary []string
+	cursor  common.Cursor
+
+	details      map[int][]common.Line
+	detailCursor common.Cursor
+	detailFocus  bool
+
+	width, height int
+	focused       bool
+}
+
+// New is an empty history pane.
+func New(c common.Common) *Model {
+	return &Model{common: c, keys: DefaultKeyMap()}
+}
+
+// Open reads the history of key, putting the cursor on revision rev (0: newest).
+func (m *Model) Open(key string, rev int64) tea.Cmd {
+	m.key, m.loading, m.err = key, true, nil
+	m.gen++
+	gen, c := m.gen, m.common
+	return func() tea.Msg {
+		ctx, cancel := c.Context()
+		defer cancel()
+		h, err := c.Src.History(ctx, key)
+		if err != nil {
+			return LoadedMsg{gen: gen, err: fmt.Errorf("history of %s: %w", key, err)}
+		}
+		sum := make([]string, len(h.Entries))
+		for i, e := range h.Entries {
+			sum[i] = summaryOf(h.Entries, i, e)
+		}
+		return LoadedMsg{gen: gen, h: h, summary: sum, selected: rev}
+	}
+}
+
+// summaryOf says what entry i changed from the one before it (entries are
+// newest first, so before is i+1).
+func summaryOf(entries []etcdview.Entry, i int, e etcdview.Entry) string {
+	switch {
+	case e.Deleted:
+		return "deleted"
+	case i+1 == len(entries) || entries[i+1].Deleted:
+		return "created"
+	}
+	if s := decode.Diff(entries[i+1].Object, e.Object).Summary(); s != "" {
+		return s
+	}
+	return "(no change in the object)"
+}
+
+// Key is the key shown.
+func (m *Model) Key() string { return m.key }
+
+// Focus gives or takes the keyboard focus.
+func (m *Model) Focus(on bool) { m.focused = on }
+
+// SetSize sets the pane's size.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.cursor.Height = max(h-2, 1)
+	m.cursor.Clamp(m.rows())
+	m.detailCursor.Height = max(h-1, 1)
+}
+
+func (m *Model) listWidth() int { return max(30, m.width*2/5) }
+
+// rows counts the entries and, when compaction cut the history, the row
+// that says so.
+func (m *Model) rows() int {
+	n := len(m.h.Entries)
+	if m.h.CompactedAt > 0 {
+		n++
+	}
+	return n
+}
+
+// ShortHelp lists the pane's main keys.
+func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+
+// FullHelp lists all the pane's keys.
+func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// Update handles the pane's keys and its reads.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case LoadedMsg:
+		if msg.gen != m.gen {
+			return nil
+		}
+		m.loading = false
+		if msg.err != nil {
+			m.err = msg.err
+			return common.FlashErr(msg.err)
+		}
+		m.h, m.summary, m.details = msg.h, msg.summary, map[int][]common.Line{}
+		m.cursor.Pos, m.cursor.Offset = 0, 0
+		for i, e := range m.h.Entries {
+			if msg.selected > 0 && e.KV.ModRevision <= msg.selected {
+				m.cursor.Pos = i
+				break
+			}
+		}
+		m.cursor.Clamp(m.rows())
+		return m.selectEntry()
+	case DetailMsg:
+		if msg.gen == m.gen {
+			m.details[msg.index] = msg.lines
+			m.detailCursor.Clamp(len(msg.lines))
+		}
+	case tea.KeyMsg:
+		return m.onKey(msg)
+	case tea.MouseMsg:
+		if m.cursor.Move(m.keys.NavKeyMap, msg, m.rows()) {
+			return m.selectEntry()
+		}
+	}
+	return nil
+}
+
+func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
+	if m.detailFocus {
+		if key.Matches(msg, m.keys.Back) {
+			m.detailFocus = false
+			return nil
+		}
+		m.detailCursor.Move(m.keys.NavKeyMap, msg, len(m.details[m.cursor.Pos]))
+		return nil
+	}
+	if m.cursor.Move(m.keys.NavKeyMap, msg, m.rows()) {
+		return m.selectEntry()
+	}
+	switch {
+	case key.Matches(msg, m.keys.Detail):
+		m.detailFocus = m.cursor.Pos < len(m.h.Entries)
+	case key.Matches(msg, m.keys.Reload):
+		if m.key != "" {
+			return m.Open(m.key, m.selectedRev())
+		}
+	}
+	return nil
+}
+
+func (m *Model) selectedRev() int64 {
+	if m.cursor.Pos < len(m.h.Entries) {
+		return m.h.Entries[m.cursor.Pos].KV.ModRevision
+	}
+	return 0
+}
+
+// selectEntry lays out the selected entry's diff and object in a command,
+// once per entry.
+func (m *Model) selectEntry() tea.Cmd {
+	m.detailCursor.Pos, m.detailCursor.Offset = 0, 0
+	i := m.cursor.Pos
+	if i >= len(m.h.Entries) {
+		return nil
+	}
+	if _, ok := m.details[i]; ok {
+		return nil
+	}
+	gen, s, entries := m.gen, m.common.Styles, m.h.Entries
+	return func() tea.Msg { return DetailMsg{gen: gen, index: i, lines: detailLines(s, entries, i)} }
+}
+
+func detailLines(s *common.Styles, entries []etcdview.Entry, i int) []common.Line {
+	e := entries[i]
+	heading := func(t string) common.Line { return common.Line{Plain: t, Styled: s.Title.Render(t)} }
+	var out []common.Line
+	var before *etcdview.Entry
+	if i+1 < len(entries) {
+		before = &entries[i+1]
+	}
+	switch {
+	case e.Deleted && before != nil:
+		out = append(out, heading(fmt.Sprintf("deleted at revision %d; the value before:", e.KV.ModRevision)))
+		return append(out, s.YAMLLines(before.Object.Text())...)
+	case e.Deleted:
+		return append(out, heading(fmt.Sprintf("deleted at revision %d", e.KV.ModRevision)))
+	case before == nil || before.Deleted:
+		out = append(out, heading(fmt.Sprintf("created at revision %d", e.KV.ModRevision)))
+	default:
+		out = append(out, heading(fmt.Sprintf("diff revision %d → %d", before.KV.ModRevision, e.KV.ModRevision)))
+		if d := decode.Diff(before.Object, e.Object); d.Unified != "" {
+			out = append(out, s.DiffLines(d.Unified)...)
+		} else {
+			out = append(out, common.PlainLines("(no change in the decoded object)")...)
+		}
+	}
+	out = append(out, common.Line{}, heading(fmt.Sprintf("object at revision %d", e.KV.ModRevision)))
+	return append(out, s.YAMLLines(e.Object.Text())...)
+}
+
+// View draws the revisions beside the selected one's diff and object.
+func (m *Model) View() string {
+	s := m.common.Styles
+	switch {
+	case m.key == "":
+		return common.FillHeight([]string{s.Faint.Render("no history yet: press h on a key in browse or on a tail row")}, m.height)
+	case m.err != nil:
+		return common.FillHeight([]string{common.Fit(s.Title.Render(m.key), m.width), common.Fit(s.FlashErr.Render(m.err.Error()), m.width)}, m.height)
+	case m.loading && m.h.Key != m.key:
+		return common.FillHeight([]string{common.Fit(s.Title.Render(m.key), m.width), s.Faint.Render("reading history…")}, m.height)
+	}
+	lw := m.listWidth()
+	title := s.Title.Render("history "+decode.EscapeKey(m.key)) + s.Faint.Render(fmt.Sprintf("  %d revisions retained, store at %d", len(m.h.Entries), m.h.Revision))
+	left := common.Fit(s.Bold.Render("  "+fmt.Sprintf("%-9s %-4s %7s %s", "REV", "VER", "SIZE", "CHANGES")), lw) + "\n" + m.listView(lw)
+	detail := m.details[m.cursor.Pos]
+	dsel := lipgloss.NewStyle()
+	if m.detailFocus && m.focused {
+		dsel = s.Selected
+	}
+	right := common.RenderWindow(detail, m.detailCursor, m.width-lw-1, dsel, m.detailFocus && m.focused)
+	sep := strings.TrimSuffix(strings.Repeat(s.Separator.Render("│")+"\n", m.height-1), "\n")
+	body := lipgloss.JoinHorizontal(lipgloss.Top, common.Box(left, lw, m.height-1), sep, right)
+	return common.Fit(title, m.width) + "\n" + body
+}
+
+func (m *Model) listView(width int) string {
+	s := m.common.Styles
+	from, to := m.cursor.Window(m.rows())
+	lines := make([]common.Line, 0, to-from)
+	for i := from; i < to; i++ {
+		if i == len(m.h.Entries) {
+			t := "── " + m.h.Truncated() + " ──"
+			lines = append(lines, common.Line{Plain: t, Styled: s.Note.Render(t)})
+			continue
+		}
+		e := m.h.Entries[i]
+		size := fmt.Sprint(len(e.KV.Value))
+		plain := fmt.Sprintf("%-9d %-4d %7s %s", e.KV.ModRevision, e.KV.Version, size, m.summary[i])
+		styled := plain
+		if e.Deleted {
+			plain = fmt.Sprintf("%-9d %-4s %7s %s", e.KV.ModRevision, "-", "-", "DELETED")
+			styled = s.Deleted.Render(plain)
+		}
+		lines = append(lines, common.Line{Plain: plain, Styled: styled})
+	}
+	c := m.cursor
+	c.Pos, c.Offset = c.Pos-from, 0
+	sel := lipgloss.NewStyle()
+	if m.focused && !m.detailFocus {
+		sel = s.Selected
+	}
+	return common.RenderWindow(lines, c, width, sel, true)
+}

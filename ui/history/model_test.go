@@ -1,0 +1,42 @@
+package history
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/etcdscope/etcdscope/ui/uitest"
+	"github.com/muesli/termenv"
+)
+
+func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+func TestRevisionsWithChangesAndTheDiffOfTheSelected(t *testing.T) {
+	src := uitest.Fixture()
+	src.Delete("/registry/pods/default/web-0")
+	m := New(uitest.Common(src))
+	m.SetSize(150, 50)
+	m.Focus(true)
+	uitest.Drive(m.Update, m.Open("/registry/pods/default/web-0", 11))
+	got := m.View()
+	for _, want := range []string{"4 revisions retained", "DELETED", "12        3        259 spec.containers[0].image", "10        1        260 created", "diff revision 10 → 11", "object at revision 11"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	uitest.Press(m.Update, "g")
+	if got := m.View(); !strings.Contains(got, "deleted at revision 14; the value before:") {
+		t.Errorf("the deletion:\n%s", got)
+	}
+}
+
+func TestCompactionBoundaryIsARow(t *testing.T) {
+	src := uitest.Fixture()
+	src.Compact(11)
+	m := New(uitest.Common(src))
+	m.SetSize(150, 30)
+	uitest.Drive(m.Update, m.Open("/registry/pods/default/web-0", 0))
+	if got := m.View(); !strings.Contains(got, "history before revision 11 was compacted") {
+		t.Errorf("no compaction row:\n%s", got)
+	}
+}

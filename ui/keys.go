@@ -1,0 +1,44 @@
+package ui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap are the keys that work on every screen. Each pane names its own in
+// its package's KeyMap; the help screen lists them all from there.
+type KeyMap struct {
+	Quit, Help, Command, Tab, Back key.Binding
+	Browse, Tail, History, Cluster key.Binding
+}
+
+// DefaultKeyMap is k9s's layout: q quits, ? helps, : commands, 1-4 screens.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Command: key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
+		Tab:     key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "switch pane")),
+		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Browse:  key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "browse")),
+		Tail:    key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "tail")),
+		History: key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "history")),
+		Cluster: key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "cluster")),
+	}
+}
+
+// ShortHelp is the global part of the footer.
+func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Command, k.Help, k.Quit} }
+
+// FullHelp is the global part of the help screen.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Browse, k.Tail, k.History, k.Cluster, k.Tab, k.Back, k.Command, k.Help, k.Quit}}
+}
+
+// commandHelp documents the command line, for the help screen.
+var commandHelp = []key.Binding{
+	key.NewBinding(key.WithKeys(":pods"), key.WithHelp(":pods", "open a resource (kubectl names)")),
+	key.NewBinding(key.WithKeys(":deploy ns"), key.WithHelp(":deploy ns", "… in one namespace")),
+	key.NewBinding(key.WithKeys(":key"), key.WithHelp(":key /registry/…", "open a key or prefix")),
+	key.NewBinding(key.WithKeys(":rev"), key.WithHelp(":rev 1234", "browse as of a revision")),
+	key.NewBinding(key.WithKeys(":rev head"), key.WithHelp(":rev head", "back to the newest")),
+	key.NewBinding(key.WithKeys(":tail"), key.WithHelp(":tail [prefix]", "tail a prefix")),
+	key.NewBinding(key.WithKeys(":q"), key.WithHelp(":q", "quit")),
+}

@@ -1,0 +1,536 @@
+// Package tail is the live watch stream of /registry: one row per event in
+// a bounded ring, with follow, pause, filter, and a diff per row.
+package tail
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/common"
+)
+
+// Prefix is what the tail watches: everything kube-apiserver stores.
+const Prefix = "/registry/"
+
+// maxBatchesPerMsg bounds how many waiting batches one message drains, so a
+// burst is ingested in few updates and the screen is drawn once for them.
+const maxBatchesPerMsg = 64
+
+// BatchesMsg carries the batches read from the watch since the last one.
+type BatchesMsg struct {
+	Batches []etcdview.Batch
+	Closed  bool // the watch ended after these
+}
+
+// watchStartedMsg carries the watch's channel.
+type watchStartedMsg struct{ ch <-chan etcdview.Batch }
+
+// detail is the diff of one row, shown over the list.
+type detail struct {
+	seq     uint64
+	title   string
+	lines   []common.Line
+	err     error
+	loading bool
+	cursor  common.Cursor
+}
+
+// Model is the tail pane.
+type Model struct {
+	common common.Common
+	keys   KeyMap
+
+	ring   *Ring
+	values *valueCache
+	watch  <-chan etcdview.Batch
+	head   int64
+	ended  bool
+
+	scope     string   // only keys below this prefix; "" for all
+	tokens    []string // filter words, each a substring of key or type
+	filter    string
+	index     []uint64 // seqs of the rows shown when scope or filter is set
+	cursor    common.Cursor
+	follow    bool
+	pausedAt  uint64 // the ring's total when following stopped
+	filtering bool
+	input     textinput.Model
+
+	summarising bool
+	detail      *detail
+
+	width, height int
+	focused       bool
+}
+
+// New is a tail keeping the last capacity events.
+func New(c common.Common, capacity int) *Model {
+	in := textinput.New()
+	in.Prompt = "filter: "
+	return &Model{common: c, keys: DefaultKeyMap(), ring: NewRing(capacity), values: newValueCache(), follow: true, input: in}
+}
+
+// Start opens the watch; call it once.
+func (m *Model) Start() tea.Cmd {
+	c := m.common
+	return func() tea.Msg {
+		return watchStartedMsg{c.Src.Watch(c.Ctx, Prefix, etcdview.WatchOptions{})}
+	}
+}
+
+func next(ch <-chan etcdview.Batch) tea.Cmd {
+	return func() tea.Msg {
+		b, ok := <-ch
+		if !ok {
+			return BatchesMsg{Closed: true}
+		}
+		msg := BatchesMsg{Batches: []etcdview.Batch{b}}
+		for len(msg.Batches) < maxBatchesPerMsg {
+			select {
+			case b, ok := <-ch:
+				if !ok {
+					msg.Closed = true
+					return msg
+				}
+				msg.Batches = append(msg.Batches, b)
+			default:
+				return msg
+			}
+		}
+		return msg
+	}
+}
+
+// Ring is the buffer, for the header's counts.
+func (m *Model) Ring() *Ring { return m.ring }
+
+// Head is the revision the watch last reported.
+func (m *Model) Head() int64 { return m.head }
+
+// Focus gives or takes the keyboard focus.
+func (m *Model) Focus(on bool) { m.focused = on }
+
+// Capturing is true while the filter takes every key typed.
+func (m *Model) Capturing() bool { return m.filtering }
+
+// SetSize sets the pane's size.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.cursor.Height = m.listHeight()
+	m.clamp()
+	if m.detail != nil {
+		m.detail.cursor.Height = max(h-1, 1)
+		m.detail.cursor.Clamp(len(m.detail.lines))
+	}
+}
+
+func (m *Model) listHeight() int {
+	h := m.height - 2
+	if m.filtering || m.filter != "" || m.scope != "" {
+		h--
+	}
+	return max(h, 1)
+}
+
+// ShortHelp lists the pane's main keys.
+func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+
+// FullHelp lists all the pane's keys.
+func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// n is the number of rows shown.
+func (m *Model) n() int {
+	if m.index != nil {
+		return len(m.index)
+	}
+	return m.ring.Len()
+}
+
+func (m *Model) seqAt(i int) uint64 {
+	if m.index != nil {
+		return m.index[i]
+	}
+	return m.ring.First() + uint64(i)
+}
+
+func (m *Model) clamp() {
+	if m.follow {
+		m.cursor.Pos = m.n() - 1
+	}
+	m.cursor.Clamp(m.n())
+}
+
+// Update handles the pane's keys, the watch's batches and the summaries.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case watchStartedMsg:
+		m.watch = msg.ch
+		return next(m.watch)
+	case BatchesMsg:
+		return m.ingest(msg)
+	case SummariesMsg:
+		m.summarising = false
+		for seq, s := range msg.sums {
+			if m.ring.Holds(seq) {
+				r := m.ring.At(seq)
+				r.Summary, r.summarised, r.pending = s, true, false
+			}
+		}
+		return m.summariseVisible()
+	case DiffMsg:
+		if m.detail != nil && m.detail.seq == msg.seq {
+			m.detail.loading, m.detail.title, m.detail.lines, m.detail.err = false, msg.title, msg.lines, msg.err
+			m.detail.cursor.Clamp(len(msg.lines))
+		}
+	case common.TailPrefixMsg:
+		m.scope = msg.Prefix
+		m.reindex()
+	case tea.KeyMsg:
+		return m.onKey(msg)
+	case tea.MouseMsg:
+		if m.detail != nil {
+			m.detail.cursor.Move(m.keys.NavKeyMap, msg, len(m.detail.lines))
+			return nil
+		}
+		if m.cursor.Move(m.keys.NavKeyMap, msg, m.n()) {
+			m.unfollow()
+			return m.summariseVisible()
+		}
+	}
+	return nil
+}
+
+// ingest adds the batches' events to the ring. It does per event only what
+// the list needs (parse the key, match the filter); values are not kept.
+func (m *Model) ingest(msg BatchesMsg) tea.Cmd {
+	oldFirst := m.ring.First()
+	var cmds []tea.Cmd
+	for _, b := range msg.Batches {
+		for _, ev := range b.Events {
+			m.push(rowOf(ev))
+		}
+		m.values.add(b.Events)
+		if b.Note != "" {
+			m.push(Row{Note: b.Note, Rev: b.Revision})
+		}
+		if b.Err != nil {
+			m.push(Row{Note: "watch error: " + b.Err.Error(), Rev: b.Revision})
+			cmds = append(cmds, common.FlashErr(fmt.Errorf("watch: %w", b.Err)))
+		}
+		m.head = max(m.head, b.Revision)
+	}
+	if msg.Closed {
+		m.ended = true
+		m.push(Row{Note: "the watch ended", Rev: m.head})
+	} else if m.watch != nil {
+		cmds = append(cmds, next(m.watch))
+	}
+	// Rows that fell out of the ring shift what stays on screen up.
+	dropped := 0
+	if m.index != nil {
+		first := m.ring.First()
+		for dropped < len(m.index) && m.index[dropped] < first {
+			dropped++
+		}
+		m.index = m.index[dropped:]
+	} else {
+		dropped = int(m.ring.First() - oldFirst)
+	}
+	if !m.follow {
+		m.cursor.Pos -= dropped
+		m.cursor.Offset -= dropped
+	}
+	m.clamp()
+	cmds = append(cmds, m.summariseVisible())
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) push(r Row) {
+	m.ring.Push(r)
+	if m.index != nil && m.matches(&r) {
+		m.index = append(m.index, m.ring.Total()-1)
+	}
+}
+
+func (m *Model) matches(r *Row) bool {
+	if r.Type == "" {
+		return true // notes show through every filter
+	}
+	if m.scope != "" && !strings.HasPrefix(r.Key, m.scope) {
+		return false
+	}
+	for _, t := range m.tokens {
+		if !strings.Contains(strings.ToLower(r.Key), t) && !strings.EqualFold(string(r.Type), t) {
+			return false
+		}
+	}
+	return true
+}
+
+// reindex rebuilds the rows shown after the scope or the filter changed.
+func (m *Model) reindex() {
+	m.tokens = strings.Fields(strings.ToLower(m.filter))
+	if m.scope == "" && len(m.tokens) == 0 {
+		m.index = nil
+	} else {
+		m.index = make([]uint64, 0, 1024)
+		for seq := m.ring.First(); seq < m.ring.Total(); seq++ {
+			if m.matches(m.ring.At(seq)) {
+				m.index = append(m.index, seq)
+			}
+		}
+	}
+	m.cursor.Height = m.listHeight()
+	m.clamp()
+}
+
+func (m *Model) unfollow() {
+	if m.follow {
+		m.follow = false
+		m.pausedAt = m.ring.Total()
+	}
+}
+
+func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
+	if m.filtering {
+		return m.filterKey(msg)
+	}
+	if m.detail != nil {
+		if key.Matches(msg, m.keys.Back) {
+			m.detail = nil
+			return nil
+		}
+		if key.Matches(msg, m.keys.History) {
+			return m.openHistory(m.detail.seq)
+		}
+		m.detail.cursor.Move(m.keys.NavKeyMap, msg, len(m.detail.lines))
+		return nil
+	}
+	if key.Matches(msg, m.keys.Bottom) {
+		m.follow = true
+		m.clamp()
+		return m.summariseVisible()
+	}
+	if m.cursor.Move(m.keys.NavKeyMap, msg, m.n()) {
+		m.unfollow()
+		return m.summariseVisible()
+	}
+	switch {
+	case key.Matches(msg, m.keys.Follow):
+		m.follow = true
+		m.clamp()
+		return m.summariseVisible()
+	case key.Matches(msg, m.keys.Pause):
+		if m.follow {
+			m.unfollow()
+			return nil
+		}
+		m.follow = true
+		m.clamp()
+		return m.summariseVisible()
+	case key.Matches(msg, m.keys.Filter):
+		m.filtering = true
+		m.input.SetValue(m.filter)
+		m.input.CursorEnd()
+		m.cursor.Height = m.listHeight()
+		return m.input.Focus()
+	case key.Matches(msg, m.keys.Back):
+		if m.filter != "" || m.scope != "" {
+			m.filter, m.scope = "", ""
+			m.reindex()
+		}
+	case key.Matches(msg, m.keys.Diff):
+		return m.openDiff()
+	case key.Matches(msg, m.keys.History):
+		if m.n() > 0 {
+			return m.openHistory(m.seqAt(m.cursor.Pos))
+		}
+	}
+	return nil
+}
+
+func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEnter, tea.KeyEsc:
+		m.filtering = false
+		m.input.Blur()
+		if msg.Type == tea.KeyEsc {
+			m.filter = ""
+		}
+		m.reindex()
+		return m.summariseVisible()
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	if v := m.input.Value(); v != m.filter {
+		m.filter = v
+		m.reindex()
+	}
+	return cmd
+}
+
+func (m *Model) openHistory(seq uint64) tea.Cmd {
+	if !m.ring.Holds(seq) {
+		return nil
+	}
+	r := m.ring.At(seq)
+	if r.Type == "" {
+		return common.Flash("a note row has no key")
+	}
+	return common.Send(common.OpenHistoryMsg{Key: r.Key, Rev: r.Rev})
+}
+
+func (m *Model) openDiff() tea.Cmd {
+	if m.n() == 0 {
+		return nil
+	}
+	seq := m.seqAt(m.cursor.Pos)
+	r := m.ring.At(seq)
+	if r.Type == "" {
+		return common.Flash(r.Note)
+	}
+	m.detail = &detail{seq: seq, loading: true, title: r.Key, cursor: common.Cursor{Height: max(m.height-1, 1)}}
+	return diffCmd(m.common, m.changeOf(seq))
+}
+
+// summariseVisible asks for the summaries of the rows on screen that have
+// none, one request at a time: never all events at ingest.
+func (m *Model) summariseVisible() tea.Cmd {
+	if m.summarising {
+		return nil
+	}
+	from, to := m.cursor.Window(m.n())
+	var changes []change
+	for i := from; i < to; i++ {
+		seq := m.seqAt(i)
+		r := m.ring.At(seq)
+		if r.summarised || r.pending {
+			continue
+		}
+		r.pending = true
+		changes = append(changes, m.changeOf(seq))
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	m.summarising = true
+	return summarise(m.common, changes)
+}
+
+// View draws the status line, the filter, the column heads and the rows in
+// view; or the diff of one row.
+func (m *Model) View() string {
+	if m.detail != nil {
+		return m.detailView()
+	}
+	s := m.common.Styles
+	head := []string{common.Fit(m.status(), m.width)}
+	switch {
+	case m.filtering:
+		head = append(head, common.Fit(m.input.View(), m.width))
+	case m.filter != "" || m.scope != "":
+		head = append(head, common.Fit(s.Faint.Render(fmt.Sprintf("scope %s  filter %q  (%d rows, esc clears)", orAll(m.scope), m.filter, m.n())), m.width))
+	}
+	cols := m.columns()
+	head = append(head, common.Fit(s.Bold.Render("  "+cols.format("REV", "TYPE", "RESOURCE", "NAMESPACE/NAME", "SIZE", "CHANGES")), m.width))
+
+	from, to := m.cursor.Window(m.n())
+	lines := make([]common.Line, 0, to-from)
+	for i := from; i < to; i++ {
+		lines = append(lines, m.row(m.ring.At(m.seqAt(i)), cols))
+	}
+	c := m.cursor
+	c.Pos, c.Offset = c.Pos-from, 0
+	sel := lipgloss.NewStyle()
+	if m.focused {
+		sel = s.Selected
+	}
+	body := common.RenderWindow(lines, c, m.width, sel, true)
+	if m.n() == 0 {
+		body = common.FillHeight([]string{s.Faint.Render("  waiting for events below " + Prefix + "…")}, c.Height)
+	}
+	return strings.Join(head, "\n") + "\n" + body
+}
+
+func orAll(p string) string {
+	if p == "" {
+		return Prefix
+	}
+	return p
+}
+
+func (m *Model) status() string {
+	s := m.common.Styles
+	b := m.ring
+	mode := s.Added.Render("following")
+	if !m.follow {
+		mode = s.Modified.Render(fmt.Sprintf("PAUSED, %d new", b.Total()-m.pausedAt))
+	}
+	if m.ended {
+		mode = s.Deleted.Render("watch ended")
+	}
+	return fmt.Sprintf("%s  %s  %d events, %d kept of %d, %d dropped", s.Title.Render("tail "+orAll(m.scope)), mode, b.Total(), b.Len(), b.Cap(), b.Dropped())
+}
+
+func (m *Model) detailView() string {
+	s := m.common.Styles
+	d := m.detail
+	title := common.Fit(s.Title.Render(d.title)+s.Faint.Render("  esc back · h history"), m.width)
+	switch {
+	case d.loading:
+		return common.FillHeight([]string{title, s.Faint.Render("reading…")}, m.height)
+	case d.err != nil:
+		return common.FillHeight([]string{title, common.Fit(s.FlashErr.Render(d.err.Error()), m.width)}, m.height)
+	}
+	return title + "\n" + common.RenderWindow(d.lines, d.cursor, m.width, s.Selected, true)
+}
+
+// columns are the widths of the row cells for the pane's width.
+type columns struct{ rev, typ, res, name, size int }
+
+func (m *Model) columns() columns {
+	c := columns{rev: 9, typ: 9, res: 18, size: 7}
+	rest := m.width - 2 - c.rev - c.typ - c.res - c.size - 5
+	c.name = max(12, min(48, rest/2))
+	return c
+}
+
+func (c columns) format(rev, typ, res, name, size, changes string) string {
+	return fmt.Sprintf("%-*s %-*s %-*s %-*s %*s %s", c.rev, rev, c.typ, typ, c.res, common.Fit(res, c.res), c.name, common.Fit(name, c.name), c.size, size, changes)
+}
+
+func (m *Model) row(r *Row, cols columns) common.Line {
+	s := m.common.Styles
+	if r.Type == "" {
+		plain := fmt.Sprintf("%-*d ── %s ──", cols.rev, r.Rev, r.Note)
+		return common.Line{Plain: plain, Styled: s.Note.Render(plain)}
+	}
+	name := r.Name
+	if r.Namespace != "" {
+		name = r.Namespace + "/" + r.Name
+	}
+	summary := r.Summary
+	if !r.summarised {
+		summary = "…"
+	}
+	plain := cols.format(fmt.Sprint(r.Rev), string(r.Type), r.Resource, name, fmt.Sprint(r.Size), summary)
+	typ := fmt.Sprintf("%-*s", cols.typ, r.Type)
+	styled := strings.Replace(plain, typ, m.typeStyle(r.Type).Render(typ), 1)
+	return common.Line{Plain: plain, Styled: styled}
+}
+
+func (m *Model) typeStyle(t etcdview.EventType) lipgloss.Style {
+	s := m.common.Styles
+	switch t {
+	case etcdview.Added:
+		return s.Added
+	case etcdview.Deleted:
+		return s.Deleted
+	}
+	return s.Modified
+}

@@ -1,0 +1,487 @@
+// Package tree is the browse pane: the /registry key tree as a stack of
+// levels, each read lazily with Source.Children, or paged with Source.List
+// when it is a large level of objects.
+package tree
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/common"
+	"github.com/sahilm/fuzzy"
+)
+
+// Root is the prefix kube-apiserver keeps its objects under by default.
+const Root = "/registry/"
+
+// previewDelay is how long the cursor rests on a key before the object pane
+// reads it, so holding j does not issue a read per row.
+const previewDelay = 80 * time.Millisecond
+
+// nextPageMargin is how close to the last loaded row the cursor gets before
+// the next page of a paged level is read.
+const nextPageMargin = 100
+
+// level is one open level of the tree.
+type level struct {
+	loaded
+	cursor      common.Cursor
+	filter      string
+	matches     []int // indexes of children matching filter, best first; nil without a filter
+	loadingPage bool
+}
+
+func (l *level) rows() int {
+	if l.matches != nil {
+		return len(l.matches)
+	}
+	return len(l.children)
+}
+
+func (l *level) child(i int) etcdview.Child {
+	if l.matches != nil {
+		return l.children[l.matches[i]]
+	}
+	return l.children[i]
+}
+
+// Model is the tree pane.
+type Model struct {
+	common  common.Common
+	keys    KeyMap
+	rev     int64
+	levels  []*level
+	gen     int // the request whose answer is awaited; older answers are dropped
+	loading bool
+	err     error
+	// loadedAt and took are when the open level was last read and how long
+	// that took, to pace automatic reloads.
+	loadedAt time.Time
+	took     time.Duration
+
+	width, height int
+	focused       bool
+	filtering     bool
+	input         textinput.Model
+
+	previewGen  int
+	previewed   string
+	previewStop bool // a jump selected the key itself; no preview needed
+}
+
+// previewMsg fires previewDelay after the cursor last moved.
+type previewMsg struct{ gen int }
+
+// New is a tree rooted at Root.
+func New(c common.Common) *Model {
+	in := textinput.New()
+	in.Prompt = "/"
+	return &Model{common: c, keys: DefaultKeyMap(), input: in, focused: true, loading: true}
+}
+
+// Init reads the root level.
+func (m *Model) Init() tea.Cmd { return m.GoTo(Root) }
+
+// GoTo opens the levels down to path; a path naming a key puts the cursor on it.
+func (m *Model) GoTo(path string) tea.Cmd {
+	m.gen++
+	m.loading = true
+	selected := ""
+	if !strings.HasSuffix(path, "/") {
+		selected = path
+	}
+	return loadPath(m.common, m.gen, Root, path, m.rev, selected)
+}
+
+// SetRev reads the open path again as of rev (0: the newest).
+func (m *Model) SetRev(rev int64) tea.Cmd {
+	m.rev = rev
+	path := m.Prefix()
+	if ch, ok := m.Selected(); ok {
+		path = ch.Prefix
+	}
+	return m.GoTo(path)
+}
+
+// Prefix is the prefix of the open level.
+func (m *Model) Prefix() string {
+	if l := m.top(); l != nil {
+		return l.prefix
+	}
+	return Root
+}
+
+// Selected is the entry under the cursor.
+func (m *Model) Selected() (etcdview.Child, bool) {
+	l := m.top()
+	if l == nil || l.rows() == 0 {
+		return etcdview.Child{}, false
+	}
+	return l.child(l.cursor.Pos), true
+}
+
+// Focus gives or takes the keyboard focus.
+func (m *Model) Focus(on bool) { m.focused = on }
+
+// Capturing is true while the filter takes every key typed.
+func (m *Model) Capturing() bool { return m.filtering }
+
+// SetSize sets the pane's size.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	for _, l := range m.levels {
+		l.cursor.Height = m.listHeight()
+		l.cursor.Clamp(l.rows())
+	}
+}
+
+func (m *Model) listHeight() int {
+	h := m.height - 1
+	if l := m.top(); m.filtering || (l != nil && l.filter != "") {
+		h--
+	}
+	return max(h, 1)
+}
+
+func (m *Model) top() *level {
+	if len(m.levels) == 0 {
+		return nil
+	}
+	return m.levels[len(m.levels)-1]
+}
+
+// ShortHelp lists the pane's main keys.
+func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+
+// FullHelp lists all the pane's keys.
+func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+
+// Update handles the pane's keys and its reads.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case LevelsMsg:
+		return m.onLevels(msg)
+	case PageMsg:
+		return m.onPage(msg)
+	case previewMsg:
+		if msg.gen == m.previewGen {
+			return m.preview()
+		}
+	case tea.KeyMsg:
+		if m.filtering {
+			return m.filterKey(msg)
+		}
+		return m.key(msg)
+	case tea.MouseMsg:
+		if l := m.top(); l != nil && l.cursor.Move(m.keys.NavKeyMap, msg, l.rows()) {
+			return m.moved()
+		}
+	}
+	return nil
+}
+
+func (m *Model) onLevels(msg LevelsMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		return nil
+	}
+	m.loading = false
+	m.loadedAt, m.took = time.Now(), msg.took
+	if len(msg.levels) == 0 {
+		m.err = msg.err
+		return common.FlashErr(msg.err)
+	}
+	m.err = nil
+	if msg.reload {
+		return m.onReload(msg.levels[0], msg.err)
+	}
+	if len(msg.levels) > 1 || msg.levels[0].prefix == Root {
+		m.levels = m.levels[:0]
+	}
+	for _, ld := range msg.levels {
+		l := &level{loaded: ld}
+		l.cursor.Height = m.listHeight()
+		m.levels = append(m.levels, l)
+	}
+	l := m.top()
+	if msg.selected != "" {
+		for i, ch := range l.children {
+			if ch.Prefix == msg.selected {
+				l.cursor.Pos = i
+			}
+		}
+		m.previewed = msg.selected
+	}
+	l.cursor.Clamp(l.rows())
+	cmd := m.moved()
+	if msg.err != nil {
+		return tea.Batch(cmd, common.FlashErr(msg.err))
+	}
+	return cmd
+}
+
+// Reload reads the open level again, keeping the cursor on its entry.
+func (m *Model) Reload() tea.Cmd {
+	l := m.top()
+	if l == nil || m.loading {
+		return nil
+	}
+	m.gen++
+	m.loading = true
+	return loadOne(m.common, m.gen, l.prefix, l.count, m.rev, true)
+}
+
+// autoReloadEvery is the least time between automatic reloads; a level that
+// is slow to read (counting a large prefix) waits ten times its reading time.
+const autoReloadEvery = 2 * time.Second
+
+// ReloadDue says whether an automatic reload of the open level may run now:
+// not while one is under way, not as of an old revision (it cannot change),
+// not on a paged level (it would lose the pages read so far), and not more
+// often than autoReloadEvery or 10× the last read's duration.
+func (m *Model) ReloadDue(now time.Time) bool {
+	l := m.top()
+	if l == nil || m.loading || m.rev != 0 || l.next != nil {
+		return false
+	}
+	return now.Sub(m.loadedAt) >= max(autoReloadEvery, 10*m.took)
+}
+
+func (m *Model) onReload(ld loaded, err error) tea.Cmd {
+	l := m.top()
+	if l == nil || l.prefix != ld.prefix {
+		return nil
+	}
+	selected, hadSelection := m.Selected()
+	l.loaded = ld
+	if l.filter != "" {
+		m.applyFilter(l)
+	}
+	if hadSelection {
+		for i := range l.rows() {
+			if l.child(i).Prefix == selected.Prefix {
+				l.cursor.Pos = i
+			}
+		}
+	}
+	l.cursor.Clamp(l.rows())
+	if err != nil {
+		return common.FlashErr(err)
+	}
+	if now, ok := m.Selected(); ok && now.Prefix != selected.Prefix {
+		return m.moved()
+	}
+	return nil
+}
+
+func (m *Model) onPage(msg PageMsg) tea.Cmd {
+	l := m.top()
+	if msg.gen != m.gen || l == nil || l.prefix != msg.prefix {
+		return nil
+	}
+	l.loadingPage = false
+	if msg.err != nil {
+		return common.FlashErr(msg.err)
+	}
+	l.children = append(l.children, keyChildren(l.prefix, msg.page.Keys)...)
+	l.next = msg.page.Next
+	if l.filter != "" {
+		m.applyFilter(l)
+	}
+	return nil
+}
+
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	l := m.top()
+	if l == nil {
+		return nil
+	}
+	if l.cursor.Move(m.keys.NavKeyMap, msg, l.rows()) {
+		return m.moved()
+	}
+	switch {
+	case key.Matches(msg, m.keys.Open):
+		return m.open()
+	case key.Matches(msg, m.keys.Back):
+		return m.back()
+	case key.Matches(msg, m.keys.Filter):
+		m.filtering = true
+		m.input.SetValue(l.filter)
+		m.input.CursorEnd()
+		m.SetSize(m.width, m.height)
+		return m.input.Focus()
+	case key.Matches(msg, m.keys.History):
+		if ch, ok := m.Selected(); ok && !ch.Dir {
+			return common.Send(common.OpenHistoryMsg{Key: ch.Prefix})
+		}
+		return common.Flash("history needs a key: put the cursor on an object")
+	case key.Matches(msg, m.keys.Tail):
+		return common.Send(common.TailPrefixMsg{Prefix: l.prefix})
+	case key.Matches(msg, m.keys.Reload):
+		return m.Reload()
+	}
+	return nil
+}
+
+func (m *Model) open() tea.Cmd {
+	ch, ok := m.Selected()
+	if !ok {
+		return nil
+	}
+	if !ch.Dir {
+		return common.Send(common.OpenObjectMsg{Key: ch.Prefix, Focus: true})
+	}
+	m.gen++
+	m.loading = true
+	return loadOne(m.common, m.gen, ch.Prefix, ch.Count, m.rev, false)
+}
+
+func (m *Model) back() tea.Cmd {
+	l := m.top()
+	if l.filter != "" {
+		l.filter, l.matches = "", nil
+		m.SetSize(m.width, m.height)
+		return m.moved()
+	}
+	if len(m.levels) > 1 {
+		m.gen++ // a level still loading is no longer wanted
+		m.loading = false
+		m.levels = m.levels[:len(m.levels)-1]
+		return m.moved()
+	}
+	return nil
+}
+
+func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
+	l := m.top()
+	switch msg.Type {
+	case tea.KeyEnter:
+		m.filtering = false
+		m.input.Blur()
+		m.SetSize(m.width, m.height)
+		return m.moved()
+	case tea.KeyEsc:
+		m.filtering = false
+		m.input.Blur()
+		l.filter, l.matches = "", nil
+		m.SetSize(m.width, m.height)
+		return m.moved()
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	if l != nil && m.input.Value() != l.filter {
+		l.filter = m.input.Value()
+		m.applyFilter(l)
+		l.cursor.Pos, l.cursor.Offset = 0, 0
+		l.cursor.Clamp(l.rows())
+	}
+	return cmd
+}
+
+// applyFilter ranks the loaded children against the filter; fuzzy returns
+// the best match first.
+func (m *Model) applyFilter(l *level) {
+	if l.filter == "" {
+		l.matches = nil
+		return
+	}
+	matches := fuzzy.FindFrom(l.filter, childNames(l.children))
+	l.matches = make([]int, len(matches))
+	for i, mt := range matches {
+		l.matches[i] = mt.Index
+	}
+}
+
+// childNames adapts children to fuzzy.Source without copying names.
+type childNames []etcdview.Child
+
+func (c childNames) String(i int) string { return c[i].Name }
+func (c childNames) Len() int            { return len(c) }
+
+// moved follows a cursor move: the next page when near the end of a paged
+// level, and a preview of the key under the cursor once it rests.
+func (m *Model) moved() tea.Cmd {
+	l := m.top()
+	var cmds []tea.Cmd
+	if l.next != nil && !l.loadingPage && l.cursor.Pos+nextPageMargin >= len(l.children) {
+		l.loadingPage = true
+		cmds = append(cmds, loadPage(m.common, m.gen, l.prefix, l.rev, *l.next))
+	}
+	m.previewGen++
+	gen := m.previewGen
+	cmds = append(cmds, tea.Tick(previewDelay, func(time.Time) tea.Msg { return previewMsg{gen} }))
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) preview() tea.Cmd {
+	ch, ok := m.Selected()
+	if !ok || ch.Dir || ch.Prefix == m.previewed {
+		return nil
+	}
+	m.previewed = ch.Prefix
+	return common.Send(common.OpenObjectMsg{Key: ch.Prefix})
+}
+
+// View draws the open level: its prefix and size, the filter, the window
+// of rows around the cursor.
+func (m *Model) View() string {
+	s := m.common.Styles
+	l := m.top()
+	var head []string
+	switch {
+	case l == nil && m.err != nil:
+		return common.FillHeight([]string{s.FlashErr.Render(common.Fit(m.err.Error(), m.width))}, m.height)
+	case l == nil:
+		return common.FillHeight([]string{s.Faint.Render("loading " + Root + "…")}, m.height)
+	}
+	head = append(head, common.Fit(s.Title.Render(l.prefix)+"  "+s.Faint.Render(m.sizeNote(l)), m.width))
+	if m.filtering {
+		head = append(head, common.Fit(m.input.View(), m.width))
+	} else if l.filter != "" {
+		head = append(head, common.Fit(s.Faint.Render(fmt.Sprintf("/%s  (%d of %d, esc clears)", l.filter, l.rows(), len(l.children))), m.width))
+	}
+	from, to := l.cursor.Window(l.rows())
+	lines := make([]common.Line, 0, to-from)
+	for i := from; i < to; i++ {
+		lines = append(lines, m.row(l.child(i)))
+	}
+	c := l.cursor
+	c.Pos, c.Offset = c.Pos-from, 0
+	sel := lipgloss.NewStyle()
+	if m.focused {
+		sel = s.Selected
+	}
+	body := common.RenderWindow(lines, c, m.width, sel, true)
+	if l.rows() == 0 {
+		body = common.FillHeight([]string{s.Faint.Render("  (nothing here)")}, c.Height)
+	}
+	return strings.Join(head, "\n") + "\n" + body
+}
+
+func (m *Model) sizeNote(l *level) string {
+	note := fmt.Sprintf("%d keys", l.count)
+	if l.next != nil {
+		note += fmt.Sprintf(", %d loaded", len(l.children))
+	}
+	if m.loading {
+		note += "  loading…"
+	}
+	return note
+}
+
+func (m *Model) row(ch etcdview.Child) common.Line {
+	s := m.common.Styles
+	w := max(m.width-2, 10)
+	if !ch.Dir {
+		return common.Line{Plain: ch.Name, Styled: ch.Name}
+	}
+	count := fmt.Sprint(ch.Count)
+	name := common.Fit(ch.Name, w-len(count)-1)
+	gap := strings.Repeat(" ", max(1, w-lipgloss.Width(name)-len(count)))
+	return common.Line{Plain: name + gap + count, Styled: s.Dir.Render(name) + gap + s.Count.Render(count)}
+}
