@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/ui/common"
@@ -131,5 +132,42 @@ func TestNavigationKeysMoveAndClamp(t *testing.T) {
 		if got := m.top().cursor.Pos; got != tc.want {
 			t.Errorf("%v: cursor at %d, want %d", tc.keys, got, tc.want)
 		}
+	}
+}
+
+func TestReloadShowsNewKeysAndKeepsTheCursor(t *testing.T) {
+	src := uitest.Fixture()
+	m := open(t, src)
+	m.press("j", "j")
+	before, _ := m.Selected()
+	// The new entry sorts first: the cursor must follow its entry, not its row.
+	src.Put("/registry/aaa-new/x", []byte("v"))
+	m.press("ctrl+r")
+	got := m.View()
+	if !strings.Contains(got, "aaa-new/") || !strings.Contains(got, "/registry/  11 keys") {
+		t.Errorf("ctrl-r did not read the new key:\n%s", got)
+	}
+	if after, _ := m.Selected(); after.Prefix != before.Prefix {
+		t.Errorf("cursor moved from %s to %s on reload", before.Prefix, after.Prefix)
+	}
+}
+
+func TestAutomaticReloadIsPacedAndOnlyAtHead(t *testing.T) {
+	m := open(t, uitest.Fixture())
+	now := m.loadedAt
+	if m.ReloadDue(now) {
+		t.Error("a reload is due right after a read")
+	}
+	if !m.ReloadDue(now.Add(autoReloadEvery)) {
+		t.Errorf("no reload due %v after the last read", autoReloadEvery)
+	}
+	m.took = time.Second
+	if m.ReloadDue(now.Add(autoReloadEvery)) {
+		t.Error("a level that took 1s to read is reloaded after 2s")
+	}
+	m.took = 0
+	m.drive(m.SetRev(3))
+	if m.ReloadDue(now.Add(time.Hour)) {
+		t.Error("a reload is due while browsing an old revision")
 	}
 }

@@ -68,7 +68,7 @@ func Key(name string) tea.KeyMsg {
 
 var keyNames = map[tea.KeyType]string{
 	tea.KeyEnter: "enter", tea.KeyEsc: "esc", tea.KeyUp: "up", tea.KeyDown: "down", tea.KeyTab: "tab",
-	tea.KeyCtrlD: "ctrl+d", tea.KeyCtrlU: "ctrl+u", tea.KeyBackspace: "backspace", tea.KeySpace: " ",
+	tea.KeyCtrlD: "ctrl+d", tea.KeyCtrlU: "ctrl+u", tea.KeyCtrlR: "ctrl+r", tea.KeyBackspace: "backspace", tea.KeySpace: " ",
 }
 
 // Press feeds each key to update, driving the commands each returns.
