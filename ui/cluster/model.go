@@ -9,7 +9,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/dustin/go-humanize"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
@@ -154,11 +153,7 @@ func (m *Model) View() string {
 	for _, mb := range cl.Members {
 		lines = append(lines, m.row(mb))
 	}
-	sel := lipgloss.NewStyle()
-	if m.focused {
-		sel = s.Selected
-	}
-	return common.Fit(title, m.width) + "\n" + common.Fit(head, m.width) + "\n" + common.RenderWindow(lines, m.cursor, m.width, sel, true)
+	return common.Fit(title, m.width) + "\n" + common.Fit(head, m.width) + "\n" + common.RenderWindow(lines, m.cursor, m.width, s.Selection(m.focused), true)
 }
 
 func (m *Model) row(mb etcdview.Member) common.Line {

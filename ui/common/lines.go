@@ -47,14 +47,22 @@ func Pad(s string, width int) string {
 // touched, so the cost does not depend on len(lines).
 // A pane without the focus passes mark false: no row is marked.
 func RenderWindow(lines []Line, c Cursor, width int, sel lipgloss.Style, mark bool) string {
-	from, to := c.Window(len(lines))
+	return RenderRows(len(lines), c, func(i int) Line { return lines[i] }, width, sel, mark)
+}
+
+// RenderRows is RenderWindow for a list of n rows laid out on demand: row is
+// called for the visible rows only, so a list of 100k keys or a full tail
+// costs a screenful.
+func RenderRows(n int, c Cursor, row func(i int) Line, width int, sel lipgloss.Style, mark bool) string {
+	from, to := c.Window(n)
 	rows := make([]string, 0, c.Height)
 	for i := from; i < to; i++ {
+		l := row(i)
 		if mark && i == c.Pos {
-			rows = append(rows, sel.Render(Pad("> "+lines[i].Plain, width)))
+			rows = append(rows, sel.Render(Pad("> "+l.Plain, width)))
 			continue
 		}
-		rows = append(rows, Fit("  "+lines[i].Styled, width))
+		rows = append(rows, Fit("  "+l.Styled, width))
 	}
 	return FillHeight(rows, c.Height)
 }

@@ -57,3 +57,12 @@ func DefaultStyles() *Styles {
 		Separator:   lipgloss.NewStyle().Faint(true),
 	}
 }
+
+// Selection is the style of the cursor row: reverse video in the pane that
+// has the focus, nothing elsewhere (the "> " marker still shows where it is).
+func (s *Styles) Selection(focused bool) lipgloss.Style {
+	if focused {
+		return s.Selected
+	}
+	return lipgloss.NewStyle()
+}

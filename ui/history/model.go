@@ -248,11 +248,7 @@ func (m *Model) View() string {
 	title := s.Title.Render("history "+decode.EscapeKey(m.key)) + s.Faint.Render(fmt.Sprintf("  %d revisions retained, store at %d", len(m.h.Entries), m.h.Revision))
 	left := common.Fit(s.Bold.Render("  "+fmt.Sprintf("%-9s %-4s %7s %s", "REV", "VER", "SIZE", "CHANGES")), lw) + "\n" + m.listView(lw)
 	detail := m.details[m.cursor.Pos]
-	dsel := lipgloss.NewStyle()
-	if m.detailFocus && m.focused {
-		dsel = s.Selected
-	}
-	right := common.RenderWindow(detail, m.detailCursor, m.width-lw-1, dsel, m.detailFocus && m.focused)
+	right := common.RenderWindow(detail, m.detailCursor, m.width-lw-1, s.Selection(m.detailFocus && m.focused), m.detailFocus && m.focused)
 	sep := strings.TrimSuffix(strings.Repeat(s.Separator.Render("│")+"\n", m.height-1), "\n")
 	body := lipgloss.JoinHorizontal(lipgloss.Top, common.Box(left, lw, m.height-1), sep, right)
 	return common.Fit(title, m.width) + "\n" + body
@@ -260,29 +256,18 @@ func (m *Model) View() string {
 
 func (m *Model) listView(width int) string {
 	s := m.common.Styles
-	from, to := m.cursor.Window(m.rows())
-	lines := make([]common.Line, 0, to-from)
-	for i := from; i < to; i++ {
+	row := func(i int) common.Line {
 		if i == len(m.h.Entries) {
 			t := "── " + m.h.Truncated() + " ──"
-			lines = append(lines, common.Line{Plain: t, Styled: s.Note.Render(t)})
-			continue
+			return common.Line{Plain: t, Styled: s.Note.Render(t)}
 		}
 		e := m.h.Entries[i]
-		size := fmt.Sprint(len(e.KV.Value))
-		plain := fmt.Sprintf("%-9d %-4d %7s %s", e.KV.ModRevision, e.KV.Version, size, m.summary[i])
-		styled := plain
 		if e.Deleted {
-			plain = fmt.Sprintf("%-9d %-4s %7s %s", e.KV.ModRevision, "-", "-", "DELETED")
-			styled = s.Deleted.Render(plain)
+			plain := fmt.Sprintf("%-9d %-4s %7s %s", e.KV.ModRevision, "-", "-", "DELETED")
+			return common.Line{Plain: plain, Styled: s.Deleted.Render(plain)}
 		}
-		lines = append(lines, common.Line{Plain: plain, Styled: styled})
+		plain := fmt.Sprintf("%-9d %-4d %7d %s", e.KV.ModRevision, e.KV.Version, len(e.KV.Value), m.summary[i])
+		return common.Line{Plain: plain, Styled: plain}
 	}
-	c := m.cursor
-	c.Pos, c.Offset = c.Pos-from, 0
-	sel := lipgloss.NewStyle()
-	if m.focused && !m.detailFocus {
-		sel = s.Selected
-	}
-	return common.RenderWindow(lines, c, width, sel, true)
+	return common.RenderRows(m.rows(), m.cursor, row, width, s.Selection(m.focused && !m.detailFocus), true)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
@@ -310,9 +309,5 @@ func (m *Model) View() string {
 	if len(flags) > 0 {
 		title += "  " + s.Note.Render(strings.Join(flags, ", "))
 	}
-	sel := lipgloss.NewStyle()
-	if m.focused {
-		sel = s.Selected
-	}
-	return common.Fit(title, m.width) + "\n" + common.RenderWindow(m.lines, m.cursor, m.width, sel, m.focused)
+	return common.Fit(title, m.width) + "\n" + common.RenderWindow(m.lines, m.cursor, m.width, s.Selection(m.focused), m.focused)
 }

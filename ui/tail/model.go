@@ -439,20 +439,10 @@ func (m *Model) View() string {
 	cols := m.columns()
 	head = append(head, common.Fit(s.Bold.Render("  "+cols.format("REV", "TYPE", "RESOURCE", "NAMESPACE/NAME", "SIZE", "CHANGES")), m.width))
 
-	from, to := m.cursor.Window(m.n())
-	lines := make([]common.Line, 0, to-from)
-	for i := from; i < to; i++ {
-		lines = append(lines, m.row(m.ring.At(m.seqAt(i)), cols))
-	}
-	c := m.cursor
-	c.Pos, c.Offset = c.Pos-from, 0
-	sel := lipgloss.NewStyle()
-	if m.focused {
-		sel = s.Selected
-	}
-	body := common.RenderWindow(lines, c, m.width, sel, true)
+	row := func(i int) common.Line { return m.row(m.ring.At(m.seqAt(i)), cols) }
+	body := common.RenderRows(m.n(), m.cursor, row, m.width, s.Selection(m.focused), true)
 	if m.n() == 0 {
-		body = common.FillHeight([]string{s.Faint.Render("  waiting for events below " + Prefix + "…")}, c.Height)
+		body = common.FillHeight([]string{s.Faint.Render("  waiting for events below " + Prefix + "…")}, m.cursor.Height)
 	}
 	return strings.Join(head, "\n") + "\n" + body
 }

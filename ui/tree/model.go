@@ -445,20 +445,9 @@ func (m *Model) View() string {
 	} else if l.filter != "" {
 		head = append(head, common.Fit(s.Faint.Render(fmt.Sprintf("/%s  (%d of %d, esc clears)", l.filter, l.rows(), len(l.children))), m.width))
 	}
-	from, to := l.cursor.Window(l.rows())
-	lines := make([]common.Line, 0, to-from)
-	for i := from; i < to; i++ {
-		lines = append(lines, m.row(l.child(i)))
-	}
-	c := l.cursor
-	c.Pos, c.Offset = c.Pos-from, 0
-	sel := lipgloss.NewStyle()
-	if m.focused {
-		sel = s.Selected
-	}
-	body := common.RenderWindow(lines, c, m.width, sel, true)
+	body := common.RenderRows(l.rows(), l.cursor, func(i int) common.Line { return m.row(l.child(i)) }, m.width, s.Selection(m.focused), true)
 	if l.rows() == 0 {
-		body = common.FillHeight([]string{s.Faint.Render("  (nothing here)")}, c.Height)
+		body = common.FillHeight([]string{s.Faint.Render("  (nothing here)")}, l.cursor.Height)
 	}
 	return strings.Join(head, "\n") + "\n" + body
 }
