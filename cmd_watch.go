@@ -37,9 +37,9 @@ go to stderr. Against --db it replays the file's changes and ends.`,
 				prefix = args[0]
 			}
 			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
-				print := printEventLine(paletteFor(cmd.OutOrStdout()))
+				printEvent := printEventLine(paletteFor(cmd.OutOrStdout()))
 				if output == outputJSON {
-					print = printEventJSON
+					printEvent = printEventJSON
 				}
 				for b := range src.Watch(cmd.Context(), prefix, etcdview.WatchOptions{Rev: rev}) {
 					if b.Note != "" {
@@ -49,7 +49,7 @@ go to stderr. Against --db it replays the file's changes and ends.`,
 						return b.Err
 					}
 					for _, ev := range b.Events {
-						if err := print(cmd.OutOrStdout(), ev); err != nil {
+						if err := printEvent(cmd.OutOrStdout(), ev); err != nil {
 							return err
 						}
 					}
