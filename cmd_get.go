@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 
 	"github.com/etcdscope/etcdscope/decode"
@@ -145,41 +148,74 @@ func getOne(cmd *cobra.Command, src etcdview.Source, key string, f getFlags) err
 // getList lists the objects of a resource: a table of keys, or a List of the
 // decoded objects, read as of one revision.
 func getList(ctx context.Context, cmd *cobra.Command, src etcdview.Source, res decode.Resource, prefix string, f getFlags) error {
-	var keys []etcdview.KV
+	if f.output == outputRaw {
+		return errors.New("-o raw prints one value: give a NAME")
+	}
+	// The table needs keys only, in large pages: etcd walks its index from
+	// each page's first key to the end of the range, so fewer pages cost it
+	// less. A List reads the values with the keys, a page at a time, instead
+	// of a Get per key.
+	first := etcdview.PageToken{Limit: listKeysPage}
+	if f.output != "" {
+		first = etcdview.PageToken{Limit: listValuesPage, Values: true}
+	}
+	var kvs []etcdview.KV
 	rev := f.rev
-	for page := (etcdview.PageToken{}); ; {
+	for page := first; ; {
 		p, err := src.List(ctx, prefix, rev, page)
 		if err != nil {
 			return err
 		}
-		keys, rev = append(keys, p.Keys...), p.Revision
+		kvs, rev = append(kvs, p.Keys...), p.Revision
 		if p.Next == nil {
 			break
 		}
 		page = *p.Next
 	}
 	if f.output == "" {
-		return printObjectTable(cmd, res, keys)
+		return printObjectTable(cmd, res, kvs)
 	}
-	if f.output == outputRaw {
-		return errors.New("-o raw prints one value: give a NAME")
-	}
-	items := make([]json.RawMessage, 0, len(keys))
-	for _, k := range keys {
-		kv, err := src.Get(ctx, k.Key, rev)
-		if errors.Is(err, etcdview.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		js, err := f.dec.DecodeAt(kv.Key, kv.Value, kv.ModRevision).JSON(false)
-		if err != nil {
-			return fmt.Errorf("%s: %w", decode.EscapeKey(kv.Key), err)
-		}
-		items = append(items, js)
+	dec := f.dec
+	dec.JSONOnly = true // the List is built from each object's JSON
+	items, err := decodeAll(dec, kvs)
+	if err != nil {
+		return err
 	}
 	return writeDoc(cmd.OutOrStdout(), f.output, map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+}
+
+// listKeysPage and listValuesPage are get's page sizes: keys only, and keys
+// with values of a few KiB each (a page stays a few MiB).
+const (
+	listKeysPage   = 10_000
+	listValuesPage = 1_000
+)
+
+// decodeAll decodes every value to JSON on every core, in key order.
+func decodeAll(dec decode.Decoder, kvs []etcdview.KV) ([]json.RawMessage, error) {
+	items := make([]json.RawMessage, len(kvs))
+	errs := make([]error, len(kvs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(kvs); i = int(next.Add(1) - 1) {
+				kv := kvs[i]
+				js, err := dec.DecodeAt(kv.Key, kv.Value, kv.ModRevision).JSON(false)
+				if err != nil {
+					errs[i] = fmt.Errorf("%s: %w", decode.EscapeKey(kv.Key), err)
+				}
+				items[i] = js
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first in key order, as a sequential decode would stop
+		}
+	}
+	return items, nil
 }
 
 func printObjectTable(cmd *cobra.Command, res decode.Resource, keys []etcdview.KV) error {

@@ -65,6 +65,11 @@ type Decoder struct {
 	// ShowManagedFields keeps metadata.managedFields, otherwise folded to a
 	// one-line summary as kubectl omits them.
 	ShowManagedFields bool
+	// JSONOnly renders no YAML: the object's sections stay out of
+	// Sections, so YAML and Text are empty and JSON is all there is. For
+	// callers that print JSON alone: the YAML is most of a decode's time
+	// (sigs.k8s.io/yaml goes JSON → map → YAML for each section).
+	JSONOnly bool
 }
 
 // Decode decodes value stored at key with default options.

@@ -41,6 +41,9 @@ func (d Decoder) sections(gvk schema.GroupVersionKind, view map[string]any) []Se
 	if !d.ShowSecrets && gvk.Group == "" && gvk.Kind == "Secret" {
 		maskSecretData(view)
 	}
+	if d.JSONOnly {
+		return nil
+	}
 	names := []string{}
 	for _, n := range []string{"metadata", "spec", "status"} {
 		if _, ok := view[n]; ok {

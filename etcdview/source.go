@@ -18,7 +18,8 @@ import (
 type Source interface {
 	// Children is one level of the key tree below prefix, by skip-scan.
 	Children(ctx context.Context, prefix string, rev int64) (Level, error)
-	// List pages the keys below prefix, keys only.
+	// List pages the keys below prefix, keys only unless the token asks
+	// for values.
 	List(ctx context.Context, prefix string, rev int64, page PageToken) (Page, error)
 	// Get reads one key; a missing key is an error matching ErrNotFound.
 	Get(ctx context.Context, key string, rev int64) (*KV, error)
@@ -68,6 +69,9 @@ type Level struct {
 type PageToken struct {
 	After string // list keys after this one; "" from the start
 	Limit int    // keys per page; 0 means DefaultPageSize
+	// Values asks for the values too: one range per page instead of a Get
+	// per key, for callers that decode every object of a list.
+	Values bool
 }
 
 // DefaultPageSize is the page size of List when the token gives none.
@@ -76,7 +80,7 @@ const DefaultPageSize = 500
 // Page is one page of keys. Pass Revision back as rev with Next to read the
 // following page as of the same revision.
 type Page struct {
-	Keys     []KV // values left out: KV.Value is nil
+	Keys     []KV // KV.Value is nil unless the token asked for values
 	Revision int64
 	Next     *PageToken // nil on the last page
 }

@@ -280,25 +280,25 @@ func TestWatchResumesABrokenStreamAfterTheLastRevision(t *testing.T) {
 	_, cli := etcdviewtest.StartCluster(t, 1)
 	start := put(t, cli, "/registry/broken/start", "")
 	wc := NewLive(breakingClient{Client: cli, after: 20}, 0).Watch(testCtx(t), "/registry/broken/", WatchOptions{Rev: start + 1})
-	// Written while the watch runs, the changes come a few per response.
-	var final int64
-	for i := range 200 {
-		final = put(t, cli, fmt.Sprintf("/registry/broken/k%03d", i), "v")
-	}
+	// Each write waits for its event, so every response carries one and the
+	// client breaks the stream every 20 of them, however loaded the machine.
 	prev, resumes := start, 0
-	for prev < final {
-		b, ok := next(t, wc)
-		if !ok || b.Err != nil {
-			t.Fatalf("stream ended at %d: %v", prev, b.Err)
-		}
-		if strings.Contains(b.Note, "resumed at revision") {
-			resumes++
-		}
-		for _, ev := range b.Events {
-			if ev.KV.ModRevision != prev+1 {
-				t.Fatalf("revision %d after %d: want every revision once, in order", ev.KV.ModRevision, prev)
+	for i := range 200 {
+		rev := put(t, cli, fmt.Sprintf("/registry/broken/k%03d", i), "v")
+		for prev < rev {
+			b, ok := next(t, wc)
+			if !ok || b.Err != nil {
+				t.Fatalf("stream ended at %d: %v", prev, b.Err)
 			}
-			prev = ev.KV.ModRevision
+			if strings.Contains(b.Note, "resumed at revision") {
+				resumes++
+			}
+			for _, ev := range b.Events {
+				if ev.KV.ModRevision != prev+1 {
+					t.Fatalf("revision %d after %d: want every revision once, in order", ev.KV.ModRevision, prev)
+				}
+				prev = ev.KV.ModRevision
+			}
 		}
 	}
 	if resumes == 0 {

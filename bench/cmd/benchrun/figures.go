@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+)
+
+// env is what every figure needs: the binaries, the etcd holding the fill,
+// how many runs make a median.
+type env struct {
+	repo      string // the module's root, for go test
+	etcdscope string
+	etcdctl   string
+	self      string // this program, run again for figures that need their own process
+	endpoint  string
+	runs      int
+	quick     bool // CI: one short pass of each figure, no goals judged
+	tmp       string
+	keys      int
+	pods      int
+}
+
+func (e env) etcdctlCmd(args ...string) []string {
+	return append([]string{e.etcdctl, "--endpoints", e.endpoint}, args...)
+}
+
+func (e env) etcdscopeCmd(args ...string) []string {
+	return append([]string{e.etcdscope, "--endpoints", e.endpoint}, args...)
+}
+
+// ratioRow compares two medians in seconds: ratio ours/theirs against max.
+func ratioRow(figure string, ours, theirs, max float64, theirsName string) row {
+	r := ours / theirs
+	return row{
+		figure: figure, ours: ms(ours), theirs: fmt.Sprintf("%s %s", ms(theirs), theirsName),
+		ratio: fmt.Sprintf("%.3f", r), goal: fmt.Sprintf("ratio ≤ %g", max), met: r <= max, measured: true,
+	}
+}
+
+// cliFigures are the three commands timed side by side with etcdctl: one
+// level of /registry, the pods' keys paged, and the pods decoded to JSON.
+// The etcdctl listing of /registry is also the yardstick of the TUI's first
+// screen, returned as registryKeys.
+func cliFigures(e env) (rows []row, registryKeys float64) {
+	lsFig := fmt.Sprintf("one level of /registry, %dk keys (`ls /registry`)", e.keys/1000)
+	med, err := hyperfine(e.runs, e.tmp,
+		e.etcdscopeCmd("ls", "/registry"),
+		e.etcdctlCmd("get", "/registry", "--prefix", "--keys-only"))
+	if err != nil {
+		rows = append(rows, failed(lsFig, "ratio ≤ 0.05", err))
+	} else {
+		registryKeys = med[1]
+		rows = append(rows, ratioRow(lsFig, med[0], med[1], 0.05, "etcdctl --keys-only"))
+	}
+
+	keysFig := fmt.Sprintf("keys of %dk pods, paged (`get pods -A`)", e.pods/1000)
+	med, err = hyperfine(e.runs, e.tmp,
+		e.etcdscopeCmd("get", "pods", "-A"),
+		e.etcdctlCmd("get", "/registry/pods/", "--prefix", "--keys-only"))
+	if err != nil {
+		rows = append(rows, failed(keysFig, "ratio ≤ 1.2", err))
+	} else {
+		rows = append(rows, ratioRow(keysFig, med[0], med[1], 1.2, "etcdctl --keys-only"))
+	}
+
+	jsonFig := fmt.Sprintf("%dk pods decoded (`get pods -A -o json`)", e.pods/1000)
+	med, err = hyperfine(e.runs, e.tmp,
+		e.etcdscopeCmd("get", "pods", "-A", "-o", "json"),
+		e.etcdctlCmd("get", "/registry/pods/", "--prefix"))
+	if err != nil {
+		rows = append(rows, failed(jsonFig, "ratio ≤ 3", err))
+	} else {
+		rows = append(rows, ratioRow(jsonFig, med[0], med[1], 3, "etcdctl --prefix"))
+	}
+	return rows, registryKeys
+}
+
+// goFigures are the figures that live in one package, from its Go
+// benchmarks: decoding, the UI's tail ingest, creates through the API
+// server.
+func goFigures(e env) []row {
+	var rows []row
+	count := e.runs
+	benchtime := []string{}
+	if e.quick {
+		count, benchtime = 1, []string{"-benchtime", "1x"}
+	}
+
+	const decodeFig, decodeGoal = "decode + YAML of a Pod", "ratio ≤ 5"
+	if res, err := goBench(e.repo, "./decode", "^Benchmark(DecodePodYAML|UnmarshalPodProto)$", count, benchtime...); err != nil {
+		rows = append(rows, failed(decodeFig, decodeGoal, err))
+	} else {
+		ours, floor := res["BenchmarkDecodePodYAML"]["ns/op"], res["BenchmarkUnmarshalPodProto"]["ns/op"]
+		r := ours / floor
+		rows = append(rows, row{figure: decodeFig, ours: fmt.Sprintf("%.1f µs", ours/1000),
+			theirs: fmt.Sprintf("%.1f µs protobuf unmarshal", floor/1000), ratio: fmt.Sprintf("%.1f", r),
+			goal: decodeGoal, met: r <= 5, measured: true})
+	}
+
+	const ingestFig, ingestGoal = "tail ingest into the UI model, 50k burst", "≥ 100k events/s"
+	if res, err := goBench(e.repo, "./ui", "^BenchmarkTailIngest50k$", count, benchtime...); err != nil {
+		rows = append(rows, failed(ingestFig, ingestGoal, err))
+	} else {
+		rate := 50_000 / (res["BenchmarkTailIngest50k"]["ns/op"] / 1e9)
+		rows = append(rows, row{figure: ingestFig, ours: fmt.Sprintf("%.0fk events/s", rate/1000),
+			goal: ingestGoal, met: rate >= 100_000, measured: true})
+	}
+
+	const createsFig, createsGoal = "creates/s through the built-in API server", "ratio ≥ 0.7"
+	createsTime := []string{"-benchtime", "2000x"}
+	if e.quick {
+		createsTime = []string{"-benchtime", "50x"}
+	}
+	if res, err := goBench(e.repo, "./embedded/apiserver", "^BenchmarkCreates$", count, createsTime...); err != nil {
+		rows = append(rows, failed(createsFig, createsGoal, err))
+	} else {
+		server := res["BenchmarkCreates/apiserver"]["creates/s"]
+		direct := res["BenchmarkCreates/etcd-put"]["creates/s"]
+		r := server / direct
+		rows = append(rows, row{figure: createsFig, ours: fmt.Sprintf("%.0f/s", server),
+			theirs: fmt.Sprintf("%.0f/s optimistic puts", direct), ratio: fmt.Sprintf("%.2f", r),
+			goal: createsGoal, met: r >= 0.7, measured: true})
+	}
+	return rows
+}

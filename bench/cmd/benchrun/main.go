@@ -1,0 +1,88 @@
+// Command benchrun is bench/run: it starts Debian's etcd on a cached fill of
+// a large cluster, measures every figure of issue 8 side by side with what
+// users would run instead, and prints one table.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/etcdscope/etcdscope/bench/fill"
+)
+
+func main() {
+	keys := flag.Int("keys", 1_000_000, "keys of the cluster to fill and measure")
+	runs := flag.Int("runs", 5, "runs of each figure; the table shows medians")
+	quick := flag.Bool("quick", false, "one short pass of each figure, for CI: checks the benchmark code works, judges no goal")
+	tailFor := flag.Duration("tail", 30*time.Second, "how long the writer puts during the tail-lag figure")
+	etcdBin := flag.String("etcd", "/usr/bin/etcd", "etcd binary holding the fill")
+	etcdctl := flag.String("etcdctl", "/usr/bin/etcdctl", "etcdctl to compare with")
+	etcdscope := flag.String("etcdscope", "", "etcdscope binary to measure (bench/run builds it)")
+	fillOnly := flag.Bool("fill-only", false, "fill (or reuse) the data dir, then stop")
+	tuiEndpoint := flag.String("tui-child", "", "internal: run the TUI figures' child process against this endpoint")
+	flag.Parse()
+	if *tuiEndpoint != "" {
+		if err := tuiChild(*tuiEndpoint); err != nil {
+			fmt.Fprintln(os.Stderr, "bench tui:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *quick {
+		*runs, *tailFor = 1, 3*time.Second
+	}
+	if err := bench(*keys, *runs, *quick, *tailFor, *etcdBin, *etcdctl, *etcdscope, *fillOnly); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, etcdscope string, fillOnly bool) error {
+	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...) }
+	e, err := openData(etcdBin, keys, logf)
+	if err != nil {
+		return err
+	}
+	defer e.Stop()
+	if fillOnly {
+		return nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	repo, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "etcdscope-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	en := env{repo: repo, etcdscope: etcdscope, etcdctl: etcdctl, self: self, endpoint: e.Endpoint,
+		runs: runs, quick: quick, tmp: tmp, keys: keys, pods: fill.NewPlan(keys).Counts["pods"]}
+	started := time.Now()
+
+	logf("command figures (hyperfine, %d runs each)", runs)
+	rows, registryKeys := cliFigures(en)
+	logf("TUI figures")
+	rows = append(rows, tuiFigures(en, registryKeys)...)
+	logf("tail lag (%v of puts)", tailFor)
+	rows = append(rows, tailLag(en, tailFor))
+	logf("Go benchmarks (decode, ui, embedded/apiserver)")
+	rows = append(rows, goFigures(en)...)
+
+	host, _ := os.Hostname()
+	fmt.Printf("\n%s, %s, etcd %s (Debian, one member), %s; %d runs per figure, medians; took %v\n\n",
+		time.Now().Format("2006-01-02"), host, e.Version, filepath.Base(etcdctl)+" "+etcdctlVersion(etcdctl), runs,
+		time.Since(started).Round(time.Second))
+	printTable(os.Stdout, rows)
+	if quick {
+		fmt.Println("\n(quick run: one pass of each figure on a small fill; the goals are not judged)")
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+package fill
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+)
+
+// txnOps is how many puts one transaction holds: below etcd's default
+// --max-txn-ops of 128, and well below --max-request-bytes with values of a
+// few KiB.
+const txnOps = 100
+
+// writers is how many transactions of the fill are in flight at once:
+// enough for etcd to batch them into one Raft entry and one backend commit.
+const writers = 8
+
+// Fill writes the plan's objects, then its history, and returns the
+// revision of the last write.
+func Fill(ctx context.Context, kv clientv3.KV, p Plan) (int64, error) {
+	rev, err := write(ctx, kv, p.Objects(), writers)
+	if err != nil {
+		return 0, err
+	}
+	// One transaction at a time, so that the revisions of one key are in
+	// the order written.
+	hrev, err := write(ctx, kv, p.history(), 1)
+	return max(rev, hrev), err
+}
+
+// history is the updates after the fill: every node lease renewed
+// LeaseRenewals times, 10s apart as kubelets renew them, and PodUpdates pods
+// restarted once.
+func (p Plan) history() iter.Seq[k8sruntime.Object] {
+	return func(yield func(k8sruntime.Object) bool) {
+		for r := 1; r <= p.LeaseRenewals; r++ {
+			for i := range min(p.Nodes, p.Counts["leases"]) {
+				l := lease("kube-node-lease", nodeName(i), i).(*coordinationv1.Lease)
+				renew := metav1.NewMicroTime(epoch.Add(time.Duration(r) * 10 * time.Second))
+				l.Spec.RenewTime = &renew
+				if !yield(l) {
+					return
+				}
+			}
+		}
+		for i := range p.PodUpdates {
+			po := pod(nsName(i%p.Namespaces), i, nodeName(i%p.Nodes)).(*corev1.Pod)
+			po.Status.ContainerStatuses[0].RestartCount = 1
+			if !yield(po) {
+				return
+			}
+		}
+	}
+}
+
+type kvPair struct{ key, value string }
+
+// write encodes objs on every core and puts them txnOps to a transaction,
+// parallel transactions at a time.
+func write(ctx context.Context, kv clientv3.KV, objs iter.Seq[k8sruntime.Object], parallel int) (int64, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []k8sruntime.Object)
+	encoded := make(chan []kvPair)
+	go func() {
+		defer close(batches)
+		var b []k8sruntime.Object
+		inBatch := map[string]bool{}
+		send := func() bool {
+			if len(b) == 0 {
+				return true
+			}
+			select {
+			case batches <- b:
+				b, inBatch = nil, map[string]bool{}
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for o := range objs {
+			// etcd refuses a transaction that puts one key twice.
+			key, _ := etcdviewtest.Key(o)
+			if (len(b) == txnOps || inBatch[key]) && !send() {
+				return
+			}
+			b, inBatch[key] = append(b, o), true
+		}
+		send()
+	}()
+	var encoders sync.WaitGroup
+	errs := make(chan error, parallel+runtime.NumCPU())
+	for range runtime.NumCPU() {
+		encoders.Go(func() {
+			for b := range batches {
+				pairs, err := encode(b)
+				if err != nil {
+					errs <- err
+					cancel()
+					return
+				}
+				select {
+				case encoded <- pairs:
+				case <-ctx.Done():
+					return
+				}
+			}
+		})
+	}
+	go func() { encoders.Wait(); close(encoded) }()
+
+	var mu sync.Mutex
+	var last int64
+	var putters sync.WaitGroup
+	for range parallel {
+		putters.Go(func() {
+			for pairs := range encoded {
+				ops := make([]clientv3.Op, len(pairs))
+				for i, p := range pairs {
+					ops[i] = clientv3.OpPut(p.key, p.value)
+				}
+				resp, err := kv.Txn(ctx).Then(ops...).Commit()
+				if err != nil {
+					errs <- fmt.Errorf("put %d keys from %s: %w", len(pairs), pairs[0].key, err)
+					cancel()
+					return
+				}
+				mu.Lock()
+				last = max(last, resp.Header.Revision)
+				mu.Unlock()
+			}
+		})
+	}
+	putters.Wait()
+	select {
+	case err := <-errs:
+		return 0, err
+	default:
+		return last, ctx.Err()
+	}
+}
+
+func encode(objs []k8sruntime.Object) ([]kvPair, error) {
+	pairs := make([]kvPair, len(objs))
+	for i, o := range objs {
+		key, err := etcdviewtest.Key(o)
+		if err != nil {
+			return nil, err
+		}
+		value, err := etcdviewtest.Encode(o)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", key, err)
+		}
+		pairs[i] = kvPair{key, string(value)}
+	}
+	return pairs, nil
+}
