@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -181,7 +183,40 @@ func getList(ctx context.Context, cmd *cobra.Command, src etcdview.Source, res d
 	if err != nil {
 		return err
 	}
-	return writeDoc(cmd.OutOrStdout(), f.output, map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	if f.output == outputJSON {
+		return writeJSONList(cmd.OutOrStdout(), items)
+	}
+	return writeDoc(cmd.OutOrStdout(), f.output, listDoc(items))
+}
+
+func listDoc(items []json.RawMessage) map[string]any {
+	return map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+}
+
+// writeJSONList prints listDoc(items) as writeDoc does, streaming: each item
+// is indented into place once and written out, where encoding the whole
+// List would compact and indent every item again in one buffer as large as
+// the output (most of the time of a 100k-pod list).
+func writeJSONList(w io.Writer, items []json.RawMessage) error {
+	out := bufio.NewWriterSize(w, 256<<10)
+	out.WriteString("{\n    \"apiVersion\": \"v1\",\n    \"items\": [")
+	var buf bytes.Buffer
+	for i, item := range items {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.WriteString("\n        ")
+		buf.Reset()
+		if err := json.Indent(&buf, bytes.TrimSpace(item), "        ", "    "); err != nil {
+			return err
+		}
+		out.Write(buf.Bytes())
+	}
+	if len(items) > 0 {
+		out.WriteString("\n    ")
+	}
+	out.WriteString("],\n    \"kind\": \"List\"\n}\n")
+	return out.Flush()
 }
 
 // listKeysPage and listValuesPage are get's page sizes: keys only, and keys
@@ -223,23 +258,38 @@ func printObjectTable(cmd *cobra.Command, res decode.Resource, keys []etcdview.K
 		fmt.Fprintf(cmd.ErrOrStderr(), "No %s found.\n", res.Resource)
 		return nil
 	}
-	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 3, ' ', 0)
+	// One buffered write per screenful, not per row: a list of 100k pods
+	// otherwise costs 100k write calls. Rows are built with append, not
+	// Fprintf, for the same reason.
+	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+	tw := tabwriter.NewWriter(out, 0, 0, 3, ' ', 0)
 	if res.Namespaced {
-		fmt.Fprint(tw, "NAMESPACE\t")
+		io.WriteString(tw, "NAMESPACE\t")
 	}
-	fmt.Fprintln(tw, "NAME\tREVISION\tCREATED AT\tVERSION")
+	io.WriteString(tw, "NAME\tREVISION\tCREATED AT\tVERSION\n")
+	var row []byte
 	for _, kv := range keys {
 		k := decode.ParseKey(kv.Key)
 		name := k.Name
 		if !k.IsObject {
 			name = k.String()
 		}
+		row = row[:0]
 		if res.Namespaced {
-			fmt.Fprintf(tw, "%s\t", k.Namespace)
+			row = append(append(row, k.Namespace...), '\t')
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", name, kv.ModRevision, kv.CreateRevision, kv.Version)
+		row = append(append(row, name...), '\t')
+		row = append(strconv.AppendInt(row, kv.ModRevision, 10), '\t')
+		row = append(strconv.AppendInt(row, kv.CreateRevision, 10), '\t')
+		row = append(strconv.AppendInt(row, kv.Version, 10), '\n')
+		if _, err := tw.Write(row); err != nil {
+			return err
+		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return out.Flush()
 }
 
 // writeDoc prints v as indented JSON, or as YAML converted from that JSON

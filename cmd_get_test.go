@@ -116,3 +116,22 @@ func TestGetOnAKubernetes17DataFile(t *testing.T) {
 		})
 	}
 }
+
+func TestJSONListStreamsWhatWriteDocPrints(t *testing.T) {
+	for _, items := range [][]json.RawMessage{
+		{},
+		{json.RawMessage(`{"kind": "Pod", "metadata": {"name": "a", "labels": {"x": "1"}}, "spec": {"containers": [{"name": "c"}]}}` + "\n")},
+		{json.RawMessage(`{"a":1}`), json.RawMessage(`{"b":[1,2,{"c":"d"}],"e":{}}`)},
+	} {
+		var want, got bytes.Buffer
+		if err := writeDoc(&want, outputJSON, listDoc(items)); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeJSONList(&got, items); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("streamed list differs:\n%s\nwant\n%s", got.String(), want.String())
+		}
+	}
+}
