@@ -52,7 +52,7 @@ func serve(cmd *cobra.Command, opts embedded.Options, withAPIServer bool) error 
 	line := exportLine(c)
 	var api *bundledAPIServer
 	if withAPIServer {
-		if api, err = startAPIServer(ctx, c); err != nil {
+		if api, err = startAPIServer(ctx, c, nil); err != nil {
 			return err
 		}
 		defer api.Close()
@@ -82,7 +82,10 @@ type bundledAPIServer struct {
 	log        *os.File
 }
 
-func startAPIServer(ctx context.Context, c *embedded.Cluster) (*bundledAPIServer, error) {
+// startAPIServer starts the API server on the bundled cluster with the
+// tokens given (none: its default admin and viewer), and writes its
+// kubeconfig and log into the data dir.
+func startAPIServer(ctx context.Context, c *embedded.Cluster, tokens []apiserver.Token) (*bundledAPIServer, error) {
 	cfg, err := c.ClientConfig()
 	if err != nil {
 		return nil, err
@@ -91,7 +94,7 @@ func startAPIServer(ctx context.Context, c *embedded.Cluster) (*bundledAPIServer
 	if err != nil {
 		return nil, err
 	}
-	s, err := apiserver.Start(ctx, apiserver.Options{Etcd: cfg, Log: log})
+	s, err := apiserver.Start(ctx, apiserver.Options{Etcd: cfg, Log: log, Tokens: tokens})
 	if err != nil {
 		log.Close()
 		return nil, fmt.Errorf("start the API server: %w", err)

@@ -143,7 +143,7 @@ var leaderName = regexp.MustCompile(`leader (etcd-\d+) ★`)
 // browse, tail, history, time travel, and the loss of the leader.
 func TestTUIEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	s := startTUI(t, "--data-dir", dir)
+	s := startTUI(t, "--data-dir", dir, "--demo=off")
 	s.waitText("3/3 members up")
 	cli := bundledClient(t, dir)
 

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/etcdscope/etcdscope/demo"
 	"github.com/etcdscope/etcdscope/ui"
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc/grpclog"
@@ -51,7 +52,9 @@ func newCLI() *cli {
 each value decoded into metadata, spec and status, live watch events, and the
 revision history of an object.
 
-With no connection flags it starts its own bundled etcd cluster. With
+With no connection flags it starts its own bundled etcd cluster, the
+built-in Kubernetes API server in front of it (kubeconfig in the data dir),
+and a simulated control plane that keeps writes flowing (--demo). With
 --endpoints (or ETCDCTL_ENDPOINTS) it reads a live etcd and never writes to it;
 with --db it reads an offline etcd data file.`,
 		Args:          cobra.NoArgs,
@@ -61,6 +64,8 @@ with --db it reads an offline etcd data file.`,
 	conn := persistentConn(root)
 	root.Flags().IntVar(&flags.members, "members", 0, "members of the bundled etcd cluster (default 3, or as many as --data-dir holds)")
 	root.Flags().IntVar(&flags.tailBuffer, "tail-buffer", ui.DefaultTailBuffer, "events the tail keeps; older ones are dropped, and counted in the header")
+	root.Flags().StringVar(&flags.demo, "demo", string(demo.Calm), "bundled mode: the simulated control plane's load, calm, busy, or off (API server only)")
+	root.Flags().IntVar(&flags.demoNodes, "demo-nodes", 3, "bundled mode: nodes (kubelets) of the simulated control plane")
 	conn.decoding.register(root.Flags())
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runExplorer(cmd.Context(), conn, flags)

@@ -16,6 +16,7 @@ import (
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/cluster"
 	"github.com/etcdscope/etcdscope/ui/common"
+	"github.com/etcdscope/etcdscope/ui/flow"
 	"github.com/etcdscope/etcdscope/ui/history"
 	"github.com/etcdscope/etcdscope/ui/object"
 	"github.com/etcdscope/etcdscope/ui/tail"
@@ -47,12 +48,26 @@ type Options struct {
 	// RefreshInterval is how often the members' status is read; 0 means
 	// every second.
 	RefreshInterval time.Duration
+	// Flow feeds the flow screen: the API server's write trace, the
+	// watchers that reacted, each member's applied index. Its zero value
+	// (no API server) leaves the screen with Flow.Note.
+	Flow Flow
 }
+
+// Flow and the types it carries are the flow pane's; the caller adapts the
+// API server's trace and the cluster's members to them.
+type (
+	Flow         = flow.Feed
+	FlowWrite    = flow.Write
+	FlowStage    = flow.Stage
+	FlowReaction = flow.Reaction
+	FlowMember   = flow.Member
+)
 
 // DefaultTailBuffer is the tail's ring size when Options gives none.
 const DefaultTailBuffer = 10000
 
-// Screen is one of the four screens 1-4 switch between.
+// Screen is one of the five screens 1-5 switch between.
 type Screen int
 
 const (
@@ -60,9 +75,10 @@ const (
 	Tail
 	History
 	Cluster
+	WritePath
 )
 
-var screenNames = [...]string{"browse", "tail", "history", "cluster"}
+var screenNames = [...]string{"browse", "tail", "history", "cluster", "flow"}
 
 // flashFor is how long a flash message stays.
 const flashFor = 6 * time.Second
@@ -78,6 +94,7 @@ type Model struct {
 	tail    *tail.Model
 	history *history.Model
 	cluster *cluster.Model
+	flow    *flow.Model
 
 	screen      Screen
 	objectFocus bool // in browse, the object pane has the keys
@@ -111,7 +128,7 @@ func New(ctx context.Context, opts Options) *Model {
 	m := &Model{
 		common: c, opts: opts, keys: DefaultKeyMap(), input: in,
 		tree: tree.New(c), object: object.New(c), tail: tail.New(c, opts.TailBuffer),
-		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval),
+		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval), flow: flow.New(c, opts.Flow),
 	}
 	m.focus()
 	return m
@@ -134,7 +151,7 @@ type memberDoneMsg struct {
 
 // Init reads the root level, starts the watch and the status refreshes.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.tree.Init(), m.tail.Start(), m.cluster.Init())
+	return tea.Batch(m.tree.Init(), m.tail.Start(), m.cluster.Init(), m.flow.Init())
 }
 
 // Update routes: keys to the pane in front, intents to the app, answers to
@@ -193,7 +210,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
-	return tea.Batch(m.tree.Update(msg), m.object.Update(msg), m.tail.Update(msg), m.history.Update(msg), m.cluster.Update(msg))
+	return tea.Batch(m.tree.Update(msg), m.object.Update(msg), m.tail.Update(msg), m.history.Update(msg), m.cluster.Update(msg), m.flow.Update(msg))
 }
 
 // capturing is true while a text field in a pane takes every key.
@@ -223,7 +240,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.commanding = true
 		m.input.SetValue("")
 		return m.input.Focus()
-	case key.Matches(msg, m.keys.Browse, m.keys.Tail, m.keys.History, m.keys.Cluster):
+	case key.Matches(msg, m.keys.Browse, m.keys.Tail, m.keys.History, m.keys.Cluster, m.keys.Flow):
 		m.screen = Screen(msg.Runes[0] - '1')
 		m.focus()
 		return nil
@@ -259,6 +276,8 @@ func (m *Model) active() common.Component {
 		return m.history
 	case Cluster:
 		return m.cluster
+	case WritePath:
+		return m.flow
 	}
 	if m.objectFocus {
 		return m.object
@@ -272,6 +291,7 @@ func (m *Model) focus() {
 	m.tail.Focus(m.screen == Tail)
 	m.history.Focus(m.screen == History)
 	m.cluster.Focus(m.screen == Cluster)
+	m.flow.Focus(m.screen == WritePath)
 }
 
 func (m *Model) setFlash(text string, isErr bool) tea.Cmd {

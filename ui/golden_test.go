@@ -29,9 +29,35 @@ func newTest(t *testing.T, w, h int) (*teatest.TestModel, *uitest.Source) {
 	t.Cleanup(cancel)
 	m := New(ctx, Options{
 		Source: src, Description: "fixture store", TailBuffer: 100, RefreshInterval: time.Hour,
-		MembersOff: "the fixture has no members to stop",
+		MembersOff: "the fixture has no members to stop", Flow: fixtureFlow(),
 	})
 	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h)), src
+}
+
+// fixtureFlow is a write trace of two writes, one of them refused, seen by
+// one watcher, on a three-member cluster.
+func fixtureFlow() Flow {
+	stages := func(etcd time.Duration) []FlowStage {
+		return []FlowStage{
+			{Name: "authn", Duration: 2 * time.Microsecond}, {Name: "authz", Duration: 3 * time.Microsecond},
+			{Name: "mutate", Duration: 12 * time.Microsecond}, {Name: "validate", Duration: 45 * time.Microsecond},
+			{Name: "encode", Duration: 20 * time.Microsecond}, {Name: "etcd txn", Duration: etcd},
+		}
+	}
+	writes := make(chan FlowWrite, 2)
+	writes <- FlowWrite{Verb: "create", Resource: "configmaps", Namespace: "default", Name: "settings", User: "kubernetes-admin",
+		Code: 409, Stages: stages(0)[:5]}
+	writes <- FlowWrite{Verb: "update", Resource: "pods/status", Namespace: "default", Name: "web-0", User: "system:node:node-1",
+		Key: "/registry/pods/default/web-0", Revision: 13, Code: 200, Stages: stages(3 * time.Millisecond)}
+	reactions := make(chan FlowReaction, 1)
+	reactions <- FlowReaction{Revision: 13, Component: "endpointslice controller"}
+	return Flow{Writes: writes, Reactions: reactions, Members: func() []FlowMember {
+		return []FlowMember{
+			{Name: "etcd-0", Running: true, Leader: true, Applied: 40},
+			{Name: "etcd-1", Running: true, Applied: 40},
+			{Name: "etcd-2", Running: true, Applied: 39},
+		}
+	}}
 }
 
 func typeText(tm *teatest.TestModel, s string) {
@@ -106,6 +132,10 @@ func TestGoldenScreens(t *testing.T) {
 		{"cluster", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			typeText(tm, "4")
 			waitScreen(t, tm, "etcd-2")
+		}},
+		{"flow", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+			typeText(tm, "5")
+			waitScreen(t, tm, "committed at revision 13", "endpointslice controller")
 		}},
 		{"help", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			typeText(tm, "?")

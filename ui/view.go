@@ -28,6 +28,7 @@ func (m *Model) layout() {
 	m.tail.SetSize(m.width, h)
 	m.history.SetSize(m.width, h)
 	m.cluster.SetSize(m.width, h)
+	m.flow.SetSize(m.width, h)
 }
 
 // View draws the header, the tabs, the flash line, the screen and the footer.
@@ -51,6 +52,8 @@ func (m *Model) body() string {
 		return m.history.View()
 	case Cluster:
 		return m.cluster.View()
+	case WritePath:
+		return m.flow.View()
 	}
 	h := m.bodyHeight()
 	sep := strings.TrimSuffix(strings.Repeat(m.common.Styles.Separator.Render("│")+"\n", h), "\n")
@@ -170,6 +173,7 @@ func (m *Model) helpView() string {
 		{"tail", m.tail.FullHelp()},
 		{"history", m.history.FullHelp()},
 		{"cluster", m.cluster.FullHelp()},
+		{"write path", m.flow.FullHelp()},
 	}
 	var blocks [][]string
 	for _, sec := range sections {

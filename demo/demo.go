@@ -1,0 +1,189 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+)
+
+// Profile is how much scripted activity runs on top of the components.
+type Profile string
+
+const (
+	// Calm runs one step of the script every few seconds.
+	Calm Profile = "calm"
+	// Busy runs the script many times faster, in several namespaces at once.
+	Busy Profile = "busy"
+	// Off runs no script: the components only keep the cluster alive.
+	Off Profile = "off"
+)
+
+// ParseProfile accepts calm, busy and off.
+func ParseProfile(s string) (Profile, error) {
+	switch p := Profile(s); p {
+	case Calm, Busy, Off:
+		return p, nil
+	}
+	return "", fmt.Errorf("--demo=%s: want calm, busy or off", s)
+}
+
+// User is an identity the demo acts as; the API server must accept a token
+// for each. ReadOnly users only get, list and watch.
+type User struct {
+	Name     string
+	ReadOnly bool
+}
+
+// The users of the components, as kubeadm's clusters name them.
+const (
+	controllerManagerUser = "system:kube-controller-manager"
+	schedulerUser         = "system:kube-scheduler"
+	proxyUser             = "system:kube-proxy"
+	coreDNSUser           = "system:serviceaccount:kube-system:coredns"
+	provisionerUser       = "system:serviceaccount:kube-system:csi-provisioner"
+	// scriptUser is who runs the load script: the admin of a kubeadm cluster.
+	scriptUser = "kubernetes-admin"
+)
+
+func nodeUser(node string) string { return "system:node:" + node }
+
+// Users lists every identity a demo of n nodes acts as.
+func Users(nodes int) []User {
+	us := []User{{Name: controllerManagerUser}, {Name: schedulerUser}, {Name: provisionerUser}, {Name: scriptUser},
+		{Name: proxyUser, ReadOnly: true}, {Name: coreDNSUser, ReadOnly: true}}
+	for i := range nodes {
+		us = append(us, User{Name: nodeUser(nodeName(i))})
+	}
+	return us
+}
+
+// Options configure a demo.
+type Options struct {
+	// Config is the client configuration for user; the demo sets the user
+	// agent and rate limits itself.
+	Config func(user string) *rest.Config
+	// Nodes is the number of kubelets; 0 means 3.
+	Nodes int
+	// Profile is the load; "" means Calm.
+	Profile Profile
+	// Log receives the components' logs (klog's structured logger); nil
+	// discards them.
+	Log io.Writer
+}
+
+// Demo is a running simulated control plane.
+type Demo struct {
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	reactions *reactionHub
+	nodes     int
+
+	mu   sync.Mutex
+	errs []error
+}
+
+// Start writes the bootstrap objects, then starts every component and the
+// load script on goroutines of their own, and returns. Close stops them.
+func Start(ctx context.Context, opts Options) (*Demo, error) {
+	if opts.Nodes <= 0 {
+		opts.Nodes = 3
+	}
+	if opts.Profile == "" {
+		opts.Profile = Calm
+	}
+	d := &Demo{reactions: newReactionHub(), nodes: opts.Nodes}
+	logger := logr.Discard()
+	if opts.Log != nil {
+		w := opts.Log
+		logger = funcr.New(func(prefix, args string) { fmt.Fprintln(w, prefix, args) }, funcr.Options{})
+	}
+	runCtx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	d.cancel = cancel
+	c := clients{config: opts.Config}
+	admin, err := c.forUser(scriptUser, "kubectl")
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := bootstrap(ctx, admin); err != nil {
+		cancel()
+		return nil, fmt.Errorf("bootstrap objects: %w", err)
+	}
+	starters := []func(context.Context, clients) error{
+		d.runControllerManager, d.runScheduler, d.runProvisioner, d.runKubeProxies, d.runCoreDNS,
+	}
+	for i := range opts.Nodes {
+		starters = append(starters, func(ctx context.Context, c clients) error { return d.runKubelet(ctx, c, nodeName(i), i) })
+	}
+	if opts.Profile != Off {
+		starters = append(starters, func(ctx context.Context, c clients) error { return runScript(ctx, c, opts.Profile) })
+	}
+	for _, start := range starters {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			if err := start(runCtx, c); err != nil && runCtx.Err() == nil {
+				d.fail(err)
+			}
+		}()
+	}
+	return d, nil
+}
+
+func (d *Demo) fail(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.errs = append(d.errs, err)
+}
+
+// Err is the first error a component stopped with, if one did.
+func (d *Demo) Err() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.errs) == 0 {
+		return nil
+	}
+	return d.errs[0]
+}
+
+// Reactions streams what the components' informers saw, for the flow
+// pane; cancel ends the subscription.
+func (d *Demo) Reactions() (<-chan Reaction, func()) { return d.reactions.subscribe() }
+
+// Close stops every component (the leaders release their Leases) and waits
+// for their goroutines; the API server must still be up for the release.
+func (d *Demo) Close() {
+	d.cancel()
+	d.wg.Wait()
+	d.reactions.close()
+}
+
+// clients builds a clientset per component, as each real component has its
+// own kubeconfig.
+type clients struct {
+	config func(user string) *rest.Config
+}
+
+func (c clients) forUser(user, agent string) (kubernetes.Interface, error) {
+	cfg := rest.CopyConfig(c.config(user))
+	cfg.UserAgent = agent + "/" + KubernetesVersion
+	// kube-controller-manager's --kube-api-qps and burst; no client here
+	// should be throttled below what the demo needs.
+	cfg.QPS, cfg.Burst = 100, 200
+	return kubernetes.NewForConfig(cfg)
+}
+
+// KubernetesVersion is what the kubelets report and the user agents carry.
+const KubernetesVersion = "v1.37.2"
+
+// resync is the informers' resync period: level-triggered components see
+// every object again now and then, as the real ones do.
+const resync = 10 * time.Minute
