@@ -21,8 +21,12 @@ func (c Change) String() string { return c.Path + " " + c.Old + "→" + c.New }
 
 // Difference is what changed between two decoded values of one key.
 type Difference struct {
-	Unified string   // unified diff of the renderings, "" when they are equal
+	// Unified is a unified diff of the renderings, "" when they are equal.
+	// metadata.resourceVersion is in its labels (key@rev), not its body.
+	Unified string
 	Changes []Change // changed leaf fields in document order, resourceVersion left out
+	// revisionsDiffer is true when the two sides are different revisions.
+	revisionsDiffer bool
 }
 
 // maxSummaryChanges bounds the one-line summary; the unified diff has all.
@@ -32,7 +36,7 @@ const maxSummaryChanges = 8
 // "spec.replicas 3→5, status.readyReplicas 3→4".
 func (d Difference) Summary() string {
 	if len(d.Changes) == 0 {
-		if d.Unified != "" {
+		if d.Unified != "" || d.revisionsDiffer {
 			return "only metadata.resourceVersion changed"
 		}
 		return "no change"
@@ -52,7 +56,10 @@ func (d Difference) Summary() string {
 // renderings are compared as shown (secrets masked unless shown, managedFields
 // folded), so the diff never reveals what the view hides.
 func Diff(old, new Object) Difference {
-	d := Difference{Unified: udiff.Unified(diffLabel(old), diffLabel(new), old.Text(), new.Text())}
+	d := Difference{
+		Unified:         udiff.Unified(diffLabel(old), diffLabel(new), withoutResourceVersion(old), withoutResourceVersion(new)),
+		revisionsDiffer: old.resourceVersion() != new.resourceVersion(),
+	}
 	if old.view != nil && new.view != nil {
 		d.Changes = changes(nil, "", old.view, new.view)
 	} else if d.Unified != "" {
@@ -66,6 +73,32 @@ func diffLabel(o Object) string {
 		return o.Key.String() + "@" + rv
 	}
 	return o.Key.String()
+}
+
+// withoutResourceVersion is o's rendering without metadata.resourceVersion:
+// the diff's labels name each side's revision, and in the body the line
+// would differ between any two revisions, hiding nothing but adding noise.
+func withoutResourceVersion(o Object) string {
+	text, rv := o.Text(), o.resourceVersion()
+	start := strings.Index(text, "metadata:\n")
+	if rv == "" || start < 0 || (start > 0 && text[start-1] != '\n') {
+		return text
+	}
+	// The metadata block ends at the next line that is not indented.
+	end := len(text)
+	for i := start + len("metadata:\n"); i < len(text); {
+		next := strings.IndexByte(text[i:], '\n')
+		if text[i] != ' ' && text[i] != '-' {
+			end = i
+			break
+		}
+		if next < 0 {
+			break
+		}
+		i += next + 1
+	}
+	block := strings.Replace(text[start:end], "\n  resourceVersion: \""+rv+"\"\n", "\n", 1)
+	return text[:start] + block + text[end:]
 }
 
 func sizeLabel(o Object) string { return fmt.Sprintf("%s(%d bytes)", o.Format, o.Size) }
