@@ -1,10 +1,13 @@
 package demo
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/util/workqueue"
 )
 
 var labelsEverything = labels.Everything()
@@ -25,3 +28,32 @@ func setCondition(st *corev1.PodStatus, c corev1.PodCondition) {
 }
 
 func nodeName(i int) string { return fmt.Sprintf("node-%d", i+1) }
+
+// work runs sync on each key of queue until the queue shuts down, as the
+// workers of kube-controller-manager's controllers do: a key that failed
+// comes back with the queue's backoff, one whose sync asks for a later look
+// comes back after that long, any other is forgotten.
+func work(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string], sync func(context.Context, string) (time.Duration, error)) {
+	for {
+		key, quit := queue.Get()
+		if quit {
+			return
+		}
+		after, err := sync(ctx, key)
+		switch {
+		case err != nil:
+			queue.AddRateLimited(key)
+		case after > 0:
+			queue.Forget(key)
+			queue.AddAfter(key, after)
+		default:
+			queue.Forget(key)
+		}
+		queue.Done(key)
+	}
+}
+
+// once adapts a sync that never asks for a later look to work.
+func once(sync func(context.Context, string) error) func(context.Context, string) (time.Duration, error) {
+	return func(ctx context.Context, key string) (time.Duration, error) { return 0, sync(ctx, key) }
+}

@@ -200,25 +200,7 @@ func (k *kubelet) enqueue(obj any) {
 	}
 }
 
-func (k *kubelet) worker(ctx context.Context) {
-	for {
-		key, quit := k.queue.Get()
-		if quit {
-			return
-		}
-		after, err := k.sync(ctx, key)
-		switch {
-		case err != nil:
-			k.queue.AddRateLimited(key)
-		case after > 0:
-			k.queue.Forget(key)
-			k.queue.AddAfter(key, after)
-		default:
-			k.queue.Forget(key)
-		}
-		k.queue.Done(key)
-	}
-}
+func (k *kubelet) worker(ctx context.Context) { work(ctx, k.queue, k.sync) }
 
 // sync moves one pod a step; after > 0 asks to be called again then.
 func (k *kubelet) sync(ctx context.Context, key string) (after time.Duration, err error) {

@@ -82,25 +82,17 @@ func (p *provisioner) enqueueVolumes() {
 	}
 }
 
-func (p *provisioner) worker(ctx context.Context) {
-	for {
-		key, quit := p.queue.Get()
-		if quit {
-			return
-		}
-		var err error
-		if name, ok := strings.CutPrefix(key, "volume/"); ok {
-			err = p.syncVolume(ctx, name)
-		} else if nsName, ok := strings.CutPrefix(key, "claim/"); ok {
-			err = p.syncClaim(ctx, nsName)
-		}
-		if err != nil {
-			p.queue.AddRateLimited(key)
-		} else {
-			p.queue.Forget(key)
-		}
-		p.queue.Done(key)
+func (p *provisioner) worker(ctx context.Context) { work(ctx, p.queue, once(p.sync)) }
+
+// sync handles a key of the queue: "volume/NAME" or "claim/NS/NAME".
+func (p *provisioner) sync(ctx context.Context, key string) error {
+	if name, ok := strings.CutPrefix(key, "volume/"); ok {
+		return p.syncVolume(ctx, name)
 	}
+	if nsName, ok := strings.CutPrefix(key, "claim/"); ok {
+		return p.syncClaim(ctx, nsName)
+	}
+	return nil
 }
 
 func (p *provisioner) syncClaim(ctx context.Context, key string) error {

@@ -132,21 +132,7 @@ func (s *scheduler) enqueuePending() {
 	}
 }
 
-func (s *scheduler) worker(ctx context.Context) {
-	for {
-		key, quit := s.queue.Get()
-		if quit {
-			return
-		}
-		err := s.schedule(ctx, key)
-		if err != nil {
-			s.queue.AddRateLimited(key)
-		} else {
-			s.queue.Forget(key)
-		}
-		s.queue.Done(key)
-	}
-}
+func (s *scheduler) worker(ctx context.Context) { work(ctx, s.queue, once(s.schedule)) }
 
 func (s *scheduler) schedule(ctx context.Context, key string) error {
 	ns, name, _ := cache.SplitMetaNamespaceKey(key)

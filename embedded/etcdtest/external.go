@@ -33,6 +33,12 @@ type Options struct {
 	// TLS serves clients over HTTPS with client-certificate authentication,
 	// certificates from embedded.EnsureTLS in the process's data dir.
 	TLS bool
+	// QuotaBackendBytes is etcd's --quota-backend-bytes; 0 leaves etcd's
+	// default (2 GiB).
+	QuotaBackendBytes int64
+	// ReadyTimeout bounds the wait for etcd to serve; 0 means 20s. A large
+	// data dir takes seconds to load its index.
+	ReadyTimeout time.Duration
 }
 
 // External is a running etcd process on loopback ports.
@@ -43,7 +49,7 @@ type External struct {
 	TLS *embedded.TLSFiles
 	// DataDir is the process's --data-dir.
 	DataDir string
-	// Version is what `etcd --version` printed first, e.g. "etcd Version: 3.4.23".
+	// Version is the version `etcd --version` prints, e.g. "3.4.23".
 	Version string
 
 	cmd       *exec.Cmd
@@ -90,7 +96,7 @@ func Start(t testing.TB, opts Options) *External {
 	dir := t.TempDir()
 	var lastErr error
 	for range 3 {
-		e, err := start(bin, dir, opts)
+		e, err := Launch(bin, dir, opts)
 		if err == nil {
 			t.Cleanup(func() { e.Stop() })
 			return e
@@ -102,7 +108,11 @@ func Start(t testing.TB, opts Options) *External {
 	return nil
 }
 
-func start(bin, dir string, opts Options) (*External, error) {
+// Launch runs etcd outside of a test: its data in dir/data (a member's data
+// there is served again, at any ports), its log in dir/etcd.log, on free
+// loopback ports picked now, in a process group of its own so that a signal
+// to the caller's group leaves it to Stop. It returns once etcd serves.
+func Launch(bin, dir string, opts Options) (*External, error) {
 	ports, err := embedded.FreePorts(2)
 	if err != nil {
 		return nil, err
@@ -113,7 +123,7 @@ func start(bin, dir string, opts Options) (*External, error) {
 		exited:  make(chan struct{}),
 	}
 	if out, err := exec.Command(bin, "--version").Output(); err == nil {
-		e.Version = strings.SplitN(string(out), "\n", 2)[0]
+		e.Version = strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "etcd Version: ")
 	}
 	scheme := "http"
 	if opts.TLS {
@@ -138,6 +148,9 @@ func start(bin, dir string, opts Options) (*External, error) {
 		"--logger", "zap",
 		"--log-outputs", e.logPath,
 	}
+	if opts.QuotaBackendBytes > 0 {
+		args = append(args, "--quota-backend-bytes", fmt.Sprint(opts.QuotaBackendBytes))
+	}
 	if e.TLS != nil {
 		args = append(args,
 			"--cert-file", e.TLS.ServerCert,
@@ -146,6 +159,7 @@ func start(bin, dir string, opts Options) (*External, error) {
 			"--client-cert-auth")
 	}
 	e.cmd = exec.Command(bin, args...)
+	e.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := e.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("run %s: %w", bin, err)
 	}
@@ -153,7 +167,11 @@ func start(bin, dir string, opts Options) (*External, error) {
 		e.cmd.Wait()
 		close(e.exited)
 	}()
-	if err := e.waitReady(20 * time.Second); err != nil {
+	timeout := opts.ReadyTimeout
+	if timeout == 0 {
+		timeout = 20 * time.Second
+	}
+	if err := e.waitReady(timeout); err != nil {
 		e.Stop()
 		return nil, fmt.Errorf("%w\n%s", err, e.logTail())
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/bench/fill"
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 )
 
 // fillVersion names the generator's output: bump it when the objects or
@@ -17,7 +18,7 @@ const fillVersion = "1"
 // openData starts etcd on the cached data dir for keys, filling it first
 // when there is no complete fill (a "filled" marker is written last, so an
 // interrupted fill starts over).
-func openData(etcdBin string, keys int, logf func(string, ...any)) (*etcdProc, error) {
+func openData(etcdBin string, keys int, logf func(string, ...any)) (*etcdtest.External, error) {
 	dir := filepath.Join(cacheDir(), fmt.Sprintf("etcd-%d-v%s", keys, fillVersion))
 	marker := filepath.Join(dir, "filled")
 	warm := true
@@ -30,7 +31,7 @@ func openData(etcdBin string, keys int, logf func(string, ...any)) (*etcdProc, e
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	e, err := startEtcd(etcdBin, filepath.Join(dir, "data"), filepath.Join(dir, "etcd.log"))
+	e, err := startEtcd(etcdBin, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +41,7 @@ func openData(etcdBin string, keys int, logf func(string, ...any)) (*etcdProc, e
 	}
 	plan := fill.NewPlan(keys)
 	logf("filling %s with %d keys (paid once per machine)", dir, keys)
-	cli, err := e.Client()
+	cli, err := client(e)
 	if err != nil {
 		e.Stop()
 		return nil, err
