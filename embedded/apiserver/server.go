@@ -344,6 +344,12 @@ func (s *Server) RESTConfig(token string) *restclient.Config {
 		BearerToken:     token,
 		TLSClientConfig: restclient.TLSClientConfig{CAData: s.caPEM},
 		QPS:             -1, // no client-side throttling
+		// Protobuf, as kube-controller-manager, kube-scheduler and the
+		// kubelet talk to kube-apiserver (--kube-api-content-type).
+		ContentConfig: restclient.ContentConfig{
+			ContentType:        "application/vnd.kubernetes.protobuf",
+			AcceptContentTypes: "application/vnd.kubernetes.protobuf,application/json",
+		},
 	}
 }
 
