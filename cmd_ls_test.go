@@ -19,7 +19,7 @@ func TestLsOnAKubernetes17DataFile(t *testing.T) {
 			keys = append(keys, k)
 		}
 	}
-	out := run(t, "ls", "--db", db, "/registry")
+	out := run(t, "ls", "-l", "--db", db, "/registry")
 	if strings.Contains(out, "\x1b[") {
 		t.Errorf("colour codes in output to a pipe:\n%q", out)
 	}
@@ -54,8 +54,16 @@ func TestLsOnAKubernetes17DataFile(t *testing.T) {
 	if got := strings.TrimSpace(run(t, "ls", "--db", db, "/registry/", "--count")); got != strconv.Itoa(len(keys)) {
 		t.Errorf("--count says %s, want %d", got, len(keys))
 	}
-	if got := run(t, "ls", "--db", db, "/registry/pods/default/pi-dqtsw"); strings.TrimSpace(got) != "1  /registry/pods/default/pi-dqtsw" {
-		t.Errorf("ls of a key printed %q, want the key itself", got)
+	if got := run(t, "ls", "-l", "--db", db, "/registry/pods/default/pi-dqtsw"); strings.TrimSpace(got) != "1  /registry/pods/default/pi-dqtsw" {
+		t.Errorf("ls -l of a key printed %q, want the key itself", got)
+	}
+	// Without -l, the same entries, names alone.
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		names = append(names, strings.Fields(line)[1])
+	}
+	if got := strings.TrimSpace(run(t, "ls", "--db", db, "/registry")); got != strings.Join(names, "\n") {
+		t.Errorf("ls without -l printed\n%s\nwant the entries of ls -l alone:\n%s", got, strings.Join(names, "\n"))
 	}
 	if msg := runFails(t, "ls", "--db", db, "/registry", "--rev", "3"); !strings.Contains(msg, "compacted") || !strings.Contains(msg, "241828") {
 		t.Errorf("ls at a compacted revision: %q, want it to name the compaction at 241828", msg)

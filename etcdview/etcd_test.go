@@ -36,7 +36,13 @@ func testCtx(t *testing.T) context.Context {
 // countingClient counts the range requests the live Source makes.
 type countingClient struct {
 	Client
-	gets atomic.Int64
+	gets    atomic.Int64
+	streams atomic.Int64
+}
+
+func (c *countingClient) GetStream(ctx context.Context, key string, opts ...clientv3.OpOption) (clientv3.GetStreamChan, error) {
+	c.streams.Add(1)
+	return c.Client.GetStream(ctx, key, opts...)
 }
 
 func (c *countingClient) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Client is all of the etcd client API the live Source may call: ranges,
@@ -20,6 +23,8 @@ import (
 // defragment: it is read-only by construction.
 type Client interface {
 	Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error)
+	// GetStream is etcd 3.7's RangeStream: a range in chunks, uncounted.
+	GetStream(ctx context.Context, key string, opts ...clientv3.OpOption) (clientv3.GetStreamChan, error)
 	Watch(ctx context.Context, key string, opts ...clientv3.OpOption) clientv3.WatchChan
 	RequestProgress(ctx context.Context) error
 	Status(ctx context.Context, endpoint string) (*clientv3.StatusResponse, error)
@@ -37,6 +42,9 @@ type Live struct {
 	c       Client
 	timeout time.Duration
 	close   func() error
+	// noStream is set once etcd answers RangeStream with Unimplemented
+	// (before 3.7): uncounted ranges are plain ranges from then on.
+	noStream atomic.Bool
 }
 
 // NewLive reads etcd through c. requestTimeout bounds each request (not a
@@ -72,6 +80,13 @@ func (l *Live) Close() error {
 }
 
 func (l *Live) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, error) {
+	if r.uncounted && r.limit > 0 && r.end != "" && !l.noStream.Load() {
+		res, err := l.streamKeys(ctx, r)
+		if status.Code(errors.Unwrap(err)) != codes.Unimplemented {
+			return res, err
+		}
+		l.noStream.Store(true)
+	}
 	opts := []clientv3.OpOption{clientv3.WithRev(r.rev)}
 	if r.end != "" {
 		opts = append(opts, clientv3.WithRange(r.end))
@@ -96,6 +111,67 @@ func (l *Live) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, erro
 		res.kvs = append(res.kvs, fromProto(kv))
 	}
 	return res, nil
+}
+
+// streamKeys reads the first r.limit keys of a range through RangeStream
+// and hangs up: etcd sends the range in chunks that start at 10 keys and
+// double, without counting it, where Range would walk its whole index from
+// r.key to r.end to count it (about 170 ms for 1M keys, on 2 cores). The
+// stream's revision comes only with its last chunk, so a range at the
+// newest revision first learns the revision from a one-key read.
+func (l *Live) streamKeys(ctx context.Context, r rangeRequest) (rangeResult, error) {
+	rev := r.rev
+	if rev == 0 {
+		head, err := l.rangeKeys(ctx, rangeRequest{key: r.key})
+		if err != nil {
+			return rangeResult{}, err
+		}
+		rev = head.rev
+	}
+	opts := []clientv3.OpOption{clientv3.WithRev(rev), clientv3.WithRange(r.end)}
+	if r.keysOnly {
+		opts = append(opts, clientv3.WithKeysOnly())
+	}
+	sctx, cancel := context.WithTimeout(ctx, l.timeout)
+	chunks, err := l.c.GetStream(sctx, r.key, opts...)
+	if err != nil {
+		cancel()
+		return rangeResult{}, l.streamError(ctx, r, err)
+	}
+	// Hanging up makes the client's receiving goroutine send one last
+	// error and close the channel: drain it, or that goroutine stays.
+	defer func() {
+		cancel()
+		for range chunks {
+		}
+	}()
+	res := rangeResult{rev: rev}
+	for chunk := range chunks {
+		if err := chunk.Err(); err != nil {
+			return rangeResult{}, l.streamError(ctx, r, err)
+		}
+		for _, kv := range chunk.Kvs {
+			if int64(len(res.kvs)) == r.limit {
+				res.more = true
+				return res, nil
+			}
+			res.kvs = append(res.kvs, fromProto(kv))
+		}
+		if chunk.Header == nil && int64(len(res.kvs)) == r.limit {
+			res.more = true // the stream goes on: etcd has more
+			return res, nil
+		}
+	}
+	return res, nil
+}
+
+// streamError is readError for a RangeStream, whose errors come as gRPC
+// statuses; it keeps Unimplemented recognisable for the fallback.
+func (l *Live) streamError(ctx context.Context, r rangeRequest, err error) error {
+	if status.Code(err) == codes.Unimplemented {
+		return fmt.Errorf("range stream: %w", err)
+	}
+	return l.readError(ctx, "read "+describeRange(r.key, r.end), r.key, r.rev, rpctypes.Error(err))
 }
 
 // readError says what failed, at which revision, in the user's words. A

@@ -24,12 +24,17 @@ type rangeRequest struct {
 	limit     int64 // 0 means no limit
 	keysOnly  bool
 	countOnly bool
+	// uncounted says the caller needs neither count nor an exact more:
+	// etcd counts every key of a range it is asked for, however small the
+	// limit (a walk of its index over the whole range), unless the range
+	// comes through RangeStream (etcd 3.7 and later), which Live then uses.
+	uncounted bool
 }
 
 type rangeResult struct {
 	kvs   []KV
 	count int64 // keys in the range, as count-only asks for
-	more  bool  // limit left keys out
+	more  bool  // limit left keys out (uncounted: may have)
 	rev   int64 // the revision read at
 }
 
@@ -60,6 +65,12 @@ type tree struct{ r ranger }
 
 func (t tree) Children(ctx context.Context, prefix string, rev int64) (Level, error) {
 	return children(ctx, t.r, prefix, rev)
+}
+
+func (t tree) Count(ctx context.Context, prefix string, rev int64) (int64, error) {
+	key, end := prefixRange(prefix)
+	res, err := t.r.rangeKeys(ctx, rangeRequest{key: key, end: end, rev: rev, countOnly: true})
+	return res.count, err
 }
 
 func (t tree) List(ctx context.Context, prefix string, rev int64, page PageToken) (Page, error) {

@@ -13,7 +13,7 @@ import (
 )
 
 func TestClientInterfaceHasNoWritingMethod(t *testing.T) {
-	readOnly := []string{"Endpoints", "Get", "MemberList", "RequestProgress", "Status", "Watch"}
+	readOnly := []string{"Endpoints", "Get", "GetStream", "MemberList", "RequestProgress", "Status", "Watch"}
 	typ := reflect.TypeFor[Client]()
 	for i := range typ.NumMethod() {
 		if name := typ.Method(i).Name; !slices.Contains(readOnly, name) {
@@ -57,6 +57,15 @@ func TestEverySourceMethodWorksForAReadOnlyUser(t *testing.T) {
 		var ce *CompactedError
 		if _, err := src.Get(ctx, "/registry/pods/default/a", 1); !errors.As(err, &ce) || ce.Compacted != compacted {
 			t.Errorf("Get of a compacted revision: %v, want a CompactedError naming %d", err, compacted)
+		}
+		if _, err := src.Children(ctx, "/registry/", 1); !errors.As(err, &ce) || ce.Compacted != compacted {
+			t.Errorf("Children at a compacted revision: %v, want a CompactedError naming %d", err, compacted)
+		}
+		if _, err := src.List(ctx, "/registry/pods/", 1, PageToken{}); !errors.As(err, &ce) || ce.Compacted != compacted {
+			t.Errorf("List at a compacted revision: %v, want a CompactedError naming %d", err, compacted)
+		}
+		if n, err := src.Count(ctx, "/registry/", 0); err != nil || n != 1 {
+			t.Errorf("Count: %d, %v; want 1", n, err)
 		}
 		if h, err := src.History(ctx, "/registry/pods/default/a"); err != nil || len(h.Entries) != 1 || h.CompactedAt != compacted {
 			t.Errorf("History: %+v, %v", h, err)

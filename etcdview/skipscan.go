@@ -7,27 +7,28 @@ import (
 
 // scanBatch is how many keys one skip-scan range returns. Leaves of a level
 // come a batch per round trip, and a directory whose keys all fit in the
-// batch is counted from it, with no count-only range.
+// batch is counted from it.
 const scanBatch = 100
 
 // children lists one level below prefix by skip-scan: a keys-only range from
 // the current position, then a jump past the directory its first key opens
-// (to the directory's prefix range end), with a count-only range when the
-// directory does not fit in the batch. Round trips grow with the children of
-// the level, not with the keys below it (etcd still walks its index to count
-// a range, but sends no key). Every range after the first reads
-// the revision the first was answered at, so the level is one snapshot.
+// (to the directory's prefix range end), or a new batch from the first key of
+// a directory the batch cut off. Round trips grow with the children
+// of the level, not with the keys below it, and the ranges are uncounted, so
+// that on etcd 3.7 and later etcd does not walk the keys either. A directory
+// too large for a batch of its own is left CountUnknown. Every range after the
+// first reads the revision the first was answered at, so the level is one
+// snapshot.
 func children(ctx context.Context, r ranger, prefix string, rev int64) (Level, error) {
 	lvl := Level{Prefix: prefix, Revision: rev}
 	start, end := prefixRange(prefix)
 	for {
-		res, err := r.rangeKeys(ctx, rangeRequest{key: start, end: end, rev: lvl.Revision, limit: scanBatch, keysOnly: true})
+		res, bounded, err := nextBatch(ctx, r, &lvl, start, end)
 		if err != nil {
 			return lvl, err
 		}
-		lvl.Revision = res.rev
 		kvs := res.kvs
-		for len(kvs) > 0 {
+		for first := true; len(kvs) > 0; first = false {
 			name, dir := segment(kvs[0].Key[len(prefix):])
 			c := Child{Name: name, Prefix: prefix + name, Dir: dir, Count: 1}
 			if !dir {
@@ -41,14 +42,16 @@ func children(ctx context.Context, r ranger, prefix string, rev int64) (Level, e
 				n++
 			}
 			c.Count = int64(n)
-			dirStart, dirEnd := prefixRange(c.Prefix)
 			if n == len(kvs) && res.more {
-				cnt, err := r.rangeKeys(ctx, rangeRequest{key: dirStart, end: dirEnd, rev: lvl.Revision, countOnly: true})
-				if err != nil {
-					return lvl, err
+				if !first {
+					// Cut off by the batch: read it again from its
+					// first key, where it may fit whole.
+					start = c.Prefix
+					break
 				}
-				c.Count = cnt.count
+				c.Count = CountUnknown
 			}
+			_, dirEnd := prefixRange(c.Prefix)
 			lvl.Children = append(lvl.Children, c)
 			if dirEnd == "\x00" {
 				// A prefix of 0xff bytes only: nothing sorts after it.
@@ -57,10 +60,75 @@ func children(ctx context.Context, r ranger, prefix string, rev int64) (Level, e
 			kvs = kvs[n:]
 			start = dirEnd
 		}
-		if !res.more {
+		if !res.more && !bounded {
 			return lvl, nil
 		}
 	}
+}
+
+// maxProbes bounds the narrow ranges nextBatch tries before the range to the
+// end of the level.
+const maxProbes = 3
+
+// nextBatch reads a batch of keys from start on. A range to the end of the
+// level that etcd has to stream and that is hung up on after the batch costs
+// etcd more than the batch (it goes on reading chunks until it sees the hang
+// up: about 3 ms on 2 cores, against 0.4 ms for a range that ends). So when
+// the level is a run of directories with a common stem, as namespaces
+// team-041/, team-042/ are, and the last one was too large for the batch,
+// it first tries ranges that end at the end of the last name's shorter and
+// shorter prefixes (team-042, team-04): the next directory of the run is
+// most likely there, and such a range ends. bounded says the batch came from
+// one of those, so that keys may follow it.
+func nextBatch(ctx context.Context, r ranger, lvl *Level, start, end string) (res rangeResult, bounded bool, err error) {
+	for _, bound := range probeBounds(lvl, start) {
+		res, err := r.rangeKeys(ctx, rangeRequest{key: start, end: bound, rev: lvl.Revision, limit: scanBatch, keysOnly: true, uncounted: true})
+		if err != nil || len(res.kvs) > 0 {
+			return res, true, err
+		}
+	}
+	res, err = r.rangeKeys(ctx, rangeRequest{key: start, end: end, rev: lvl.Revision, limit: scanBatch, keysOnly: true, uncounted: true})
+	if err == nil {
+		lvl.Revision = res.rev
+	}
+	return res, false, err
+}
+
+// probeBounds are the ends of the narrow ranges nextBatch tries: none unless
+// the last two children are directories with a stem of two bytes or more in
+// common and the last one was too large for its batch.
+func probeBounds(lvl *Level, start string) []string {
+	n := len(lvl.Children)
+	if n < 2 || lvl.Children[n-1].Count != CountUnknown || !lvl.Children[n-2].Dir {
+		return nil
+	}
+	last, prev := lvl.Children[n-1].Name, lvl.Children[n-2].Name
+	stem := 0
+	for stem < len(last) && stem < len(prev) && last[stem] == prev[stem] {
+		stem++
+	}
+	if stem < 2 {
+		return nil
+	}
+	// First the name that would follow in a numbered run (team-043 after
+	// team-042/), then the ends of shorter and shorter prefixes (team-04,
+	// team-0).
+	name := last[:len(last)-1]
+	var prefixes []string
+	if c := name[len(name)-1]; c < 0xff {
+		prefixes = append(prefixes, name[:len(name)-1]+string(c+1))
+	}
+	for k := len(name); k >= stem && len(prefixes) < maxProbes; k-- {
+		prefixes = append(prefixes, name[:k])
+	}
+	var bounds []string
+	for _, p := range prefixes {
+		_, bound := prefixRange(lvl.Prefix + p)
+		if bound != "\x00" && bound > start && (len(bounds) == 0 || bound > bounds[len(bounds)-1]) {
+			bounds = append(bounds, bound)
+		}
+	}
+	return bounds
 }
 
 // segment is the first path segment of rest: up to and including the first
@@ -87,7 +155,7 @@ func list(ctx context.Context, r ranger, prefix string, rev int64, page PageToke
 	if page.After != "" {
 		key = page.After + "\x00"
 	}
-	res, err := r.rangeKeys(ctx, rangeRequest{key: key, end: end, rev: rev, limit: int64(limit), keysOnly: !page.Values})
+	res, err := r.rangeKeys(ctx, rangeRequest{key: key, end: end, rev: rev, limit: int64(limit), keysOnly: !page.Values, uncounted: true})
 	if err != nil {
 		return Page{}, err
 	}

@@ -3,6 +3,7 @@ package etcdview
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
@@ -30,8 +31,9 @@ func TestChildrenRangeCallsGrowWithChildrenNotKeys(t *testing.T) {
 		if len(lvl.Children) != prefixes+1 {
 			t.Fatalf("%d children, want %d: %+v", len(lvl.Children), prefixes+1, lvl.Children)
 		}
+		// A directory larger than the batch is left for Count.
 		for i, c := range lvl.Children[:prefixes] {
-			want := Child{Name: fmt.Sprintf("res%02d/", i), Prefix: fmt.Sprintf("/registry/res%02d/", i), Dir: true, Count: perPrefix}
+			want := Child{Name: fmt.Sprintf("res%02d/", i), Prefix: fmt.Sprintf("/registry/res%02d/", i), Dir: true, Count: CountUnknown}
 			if c != want {
 				t.Errorf("child %d = %+v, want %+v", i, c, want)
 			}
@@ -39,11 +41,28 @@ func TestChildrenRangeCallsGrowWithChildrenNotKeys(t *testing.T) {
 		if leaf := lvl.Children[prefixes]; leaf.Dir || leaf.Prefix != "/registry/zz-leaf" || leaf.Count != 1 {
 			t.Errorf("last child %+v, want the key /registry/zz-leaf", leaf)
 		}
-		// One keys-only range per directory and one count-only range when
-		// its keys overflow the batch, plus the last range that finds the
-		// end: never one per key.
-		if calls, limit := cc.gets.Load(), int64(2*(prefixes+1)+1); calls > limit {
+		// A keys-only range or two per child (a narrow one that guesses
+		// the next of the run res00/, res01/, ..., and the one to the end
+		// of the level where the guess misses), plus the one-key read that
+		// pins the revision: never one per key.
+		calls := cc.gets.Load() + cc.streams.Load()
+		if limit := int64(2*(prefixes+1) + 2); calls > limit {
 			t.Errorf("%d range calls for %d children over %d keys, want at most %d", calls, prefixes+1, len(keys), limit)
+		}
+		if strings.HasPrefix(t.Name(), "TestChildrenRangeCallsGrowWithChildrenNotKeys/embedded") && cc.streams.Load() < prefixes {
+			t.Errorf("%d range streams on etcd 3.7, want one per directory: etcd counts a Range to the end of the level", cc.streams.Load())
+		}
+
+		if err := CountChildren(testCtx(t), src, &lvl); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range lvl.Children[:prefixes] {
+			if c.Count != perPrefix {
+				t.Errorf("%s counts %d keys, want %d", c.Prefix, c.Count, perPrefix)
+			}
+		}
+		if n, err := src.Count(testCtx(t), "/registry/", lvl.Revision); err != nil || n != int64(len(keys)+1) {
+			t.Errorf("Count(/registry/) = %d, %v; want %d", n, err, len(keys)+1)
 		}
 	})
 }

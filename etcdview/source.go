@@ -17,7 +17,14 @@ import (
 // with a *CompactedError.
 type Source interface {
 	// Children is one level of the key tree below prefix, by skip-scan.
+	// It costs round trips per child, not per key: a directory too large
+	// to count from the keys read on the way has Count CountUnknown (ask
+	// Count for it).
 	Children(ctx context.Context, prefix string, rev int64) (Level, error)
+	// Count is how many keys start with prefix. etcd walks its index over
+	// the whole range to count it: on a large directory that is the
+	// expensive call, so callers ask it apart, and only when they show it.
+	Count(ctx context.Context, prefix string, rev int64) (int64, error)
 	// List pages the keys below prefix, keys only unless the token asks
 	// for values.
 	List(ctx context.Context, prefix string, rev int64, page PageToken) (Page, error)
@@ -53,9 +60,13 @@ type Child struct {
 	Prefix string
 	// Dir is true when Name ends in "/": keys below it, none exactly at it.
 	Dir bool
-	// Count is how many keys Prefix covers: 1 for a key.
+	// Count is how many keys Prefix covers: 1 for a key, CountUnknown for
+	// a directory Children did not count.
 	Count int64
 }
+
+// CountUnknown is the Count of a directory that Children left to Count.
+const CountUnknown = -1
 
 // Level is one level of the key tree as of one revision.
 type Level struct {

@@ -14,15 +14,42 @@ func init() { lipgloss.SetColorProfile(termenv.Ascii) }
 type harness struct {
 	*Model
 	msgs []tea.Msg
+	// hold keeps the counts back in held instead of handing them to the
+	// tree, to look at a level before its counts arrive.
+	hold bool
+	held []CountMsg
+	// mostCounts is the most Count reads the tree had in flight.
+	mostCounts int
 }
 
 func (h *harness) update(msg tea.Msg) tea.Cmd {
-	switch msg.(type) {
+	switch msg := msg.(type) {
 	case common.OpenObjectMsg, common.OpenHistoryMsg, common.TailPrefixMsg, common.FlashMsg:
 		h.msgs = append(h.msgs, msg)
 		return nil
+	case CountMsg:
+		if h.hold {
+			h.held = append(h.held, msg)
+			return nil
+		}
 	}
-	return h.Model.Update(msg)
+	return h.hand(msg)
+}
+
+func (h *harness) hand(msg tea.Msg) tea.Cmd {
+	cmd := h.Model.Update(msg)
+	h.mostCounts = max(h.mostCounts, h.countsInFlight)
+	return cmd
+}
+
+// release hands the held counts to the tree; the counts they start are held
+// in turn while hold is set.
+func (h *harness) release() {
+	held := h.held
+	h.held = nil
+	for _, msg := range held {
+		h.drive(h.hand(msg))
+	}
 }
 
 func (h *harness) drive(cmd tea.Cmd)    { uitest.Drive(h.update, cmd) }

@@ -15,13 +15,46 @@ import (
 // page, and a leaf level of 100k objects needs only the pages in view.
 const pageThreshold = 2000
 
+// listFirst says whether a directory of count keys is first read as a page
+// of List: a large one, or one Children left uncounted, may be a leaf level
+// of objects. A first page that holds directories costs one range before
+// Children.
+func listFirst(count int64) bool { return count == etcdview.CountUnknown || count > pageThreshold }
+
 // loaded is one level as read from the source.
 type loaded struct {
 	prefix   string
-	count    int64
 	rev      int64
 	children []etcdview.Child
-	next     *etcdview.PageToken // the next page of a paged level
+	// count is how many keys below the level are known: the sum of its
+	// children's counts, or, when paged, the level's own. uncounted is how
+	// many of those counts (children's, or the paged level's) are unknown.
+	count     int64
+	uncounted int
+	// paged is a leaf level read by List a page at a time; next is its
+	// next page, nil once the last is read.
+	paged bool
+	next  *etcdview.PageToken
+}
+
+// size is the level's number of keys, CountUnknown until all are counted.
+func (ld *loaded) size() int64 {
+	if ld.uncounted > 0 {
+		return etcdview.CountUnknown
+	}
+	return ld.count
+}
+
+// tally sums the children's known counts.
+func (ld *loaded) tally() {
+	ld.count, ld.uncounted = 0, 0
+	for _, ch := range ld.children {
+		if ch.Count == etcdview.CountUnknown {
+			ld.uncounted++
+			continue
+		}
+		ld.count += ch.Count
+	}
 }
 
 // LevelsMsg carries the levels of a path, root first, read for request gen.
@@ -51,13 +84,15 @@ func loadPath(c common.Common, gen int, root, path string, rev int64, selected s
 		msg := LevelsMsg{gen: gen, selected: selected}
 		var parent []etcdview.Child
 		for i, prefix := range pathPrefixes(root, path) {
-			// The root's size is unknown until read; each level below
-			// takes its count from its entry in the parent.
-			count := int64(-1)
+			// The root holds a directory per resource, never objects;
+			// each level below takes its count from its entry in the
+			// parent.
+			count, tryList := int64(0), false
 			if i > 0 {
 				count = childCount(parent, prefix)
+				tryList = listFirst(count)
 			}
-			l, err := loadLevel(c, prefix, count, rev)
+			l, err := loadLevel(c, prefix, count, rev, tryList)
 			if err != nil {
 				msg.err = err
 				break
@@ -71,35 +106,49 @@ func loadPath(c common.Common, gen int, root, path string, rev int64, selected s
 
 // loadOne reads one level below an open one, or, with reload, the open
 // level again.
-func loadOne(c common.Common, gen int, prefix string, count, rev int64, reload bool) tea.Cmd {
+func loadOne(c common.Common, gen int, prefix string, count, rev int64, tryList, reload bool) tea.Cmd {
 	return func() tea.Msg {
 		start := time.Now()
-		l, err := loadLevel(c, prefix, count, rev)
+		l, err := loadLevel(c, prefix, count, rev, tryList)
 		return LevelsMsg{gen: gen, levels: []loaded{l}, reload: reload, took: time.Since(start), err: err}
 	}
 }
 
-func loadLevel(c common.Common, prefix string, count, rev int64) (loaded, error) {
+// loadLevel reads the level of count keys (CountUnknown when not counted)
+// below prefix, with tryList first as a leaf level paged by List, else by
+// Children, whose large directories are then left to count.
+func loadLevel(c common.Common, prefix string, count, rev int64, tryList bool) (loaded, error) {
 	ctx, cancel := c.Context()
 	defer cancel()
-	if count > pageThreshold {
+	if tryList {
 		p, err := c.Src.List(ctx, prefix, rev, etcdview.PageToken{})
 		if err != nil {
 			return loaded{}, fmt.Errorf("list %s: %w", prefix, err)
 		}
 		if direct(prefix, p.Keys) {
-			return loaded{prefix: prefix, count: count, rev: p.Revision, children: keyChildren(prefix, p.Keys), next: p.Next}, nil
+			return pagedLevel(prefix, count, p), nil
 		}
 	}
 	l, err := c.Src.Children(ctx, prefix, rev)
 	if err != nil {
 		return loaded{}, fmt.Errorf("read %s: %w", prefix, err)
 	}
-	var n int64
-	for _, ch := range l.Children {
-		n += ch.Count
+	ld := loaded{prefix: prefix, rev: l.Revision, children: l.Children}
+	ld.tally()
+	return ld, nil
+}
+
+// pagedLevel is a leaf level from its first page. Its size is count, or the
+// page's when it is the only one, or, when count is unknown, left to count.
+func pagedLevel(prefix string, count int64, p etcdview.Page) loaded {
+	ld := loaded{prefix: prefix, rev: p.Revision, children: keyChildren(prefix, p.Keys), count: count, paged: true, next: p.Next}
+	switch {
+	case p.Next == nil:
+		ld.count = int64(len(p.Keys))
+	case count == etcdview.CountUnknown:
+		ld.count, ld.uncounted = 0, 1
 	}
-	return loaded{prefix: prefix, count: n, rev: l.Revision, children: l.Children}, nil
+	return ld
 }
 
 func loadPage(c common.Common, gen int, prefix string, rev int64, token etcdview.PageToken) tea.Cmd {

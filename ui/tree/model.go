@@ -1,6 +1,7 @@
 // Package tree is the browse pane: the /registry key tree as a stack of
 // levels, each read lazily with Source.Children, or paged with Source.List
-// when it is a large level of objects.
+// when it is a large level of objects. A level shows as soon as its names
+// are read; the counts Children leaves to Source.Count fill in after.
 package tree
 
 import (
@@ -31,6 +32,7 @@ const nextPageMargin = 100
 // level is one open level of the tree.
 type level struct {
 	loaded
+	counts      counts
 	cursor      common.Cursor
 	filter      string
 	matches     []int // indexes of children matching filter, best first; nil without a filter
@@ -60,6 +62,9 @@ type Model struct {
 	gen     int // the request whose answer is awaited; older answers are dropped
 	loading bool
 	err     error
+	// countsInFlight is how many Count reads are under way, for every
+	// level: at most countLanes.
+	countsInFlight int
 	// loadedAt and took are when the open level was last read and how long
 	// that took, to pace automatic reloads.
 	loadedAt time.Time
@@ -169,6 +174,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return m.onLevels(msg)
 	case PageMsg:
 		return m.onPage(msg)
+	case CountMsg:
+		return m.onCount(msg)
 	case previewMsg:
 		if msg.gen == m.previewGen {
 			return m.preview()
@@ -198,13 +205,13 @@ func (m *Model) onLevels(msg LevelsMsg) tea.Cmd {
 	}
 	m.err = nil
 	if msg.reload {
-		return m.onReload(msg.levels[0], msg.err)
+		return m.onReload(msg)
 	}
 	if len(msg.levels) > 1 || msg.levels[0].prefix == Root {
 		m.levels = m.levels[:0]
 	}
 	for _, ld := range msg.levels {
-		l := &level{loaded: ld}
+		l := &level{loaded: ld, counts: counts{gen: msg.gen}}
 		l.cursor.Height = m.listHeight()
 		m.levels = append(m.levels, l)
 	}
@@ -218,7 +225,7 @@ func (m *Model) onLevels(msg LevelsMsg) tea.Cmd {
 		m.previewed = msg.selected
 	}
 	l.cursor.Clamp(l.rows())
-	cmd := m.moved()
+	cmd := tea.Batch(m.moved(), m.countMore())
 	if msg.err != nil {
 		return tea.Batch(cmd, common.FlashErr(msg.err))
 	}
@@ -233,7 +240,9 @@ func (m *Model) Reload() tea.Cmd {
 	}
 	m.gen++
 	m.loading = true
-	return loadOne(m.common, m.gen, l.prefix, l.count, m.rev, true)
+	// A level read by Children is paged only once it is a leaf grown past
+	// pageThreshold; one with uncounted directories is no leaf.
+	return loadOne(m.common, m.gen, l.prefix, l.size(), m.rev, l.paged || l.size() > pageThreshold, true)
 }
 
 // autoReloadEvery is the least time between automatic reloads; a level that
@@ -241,23 +250,26 @@ func (m *Model) Reload() tea.Cmd {
 const autoReloadEvery = 2 * time.Second
 
 // ReloadDue says whether an automatic reload of the open level may run now:
-// not while one is under way, not as of an old revision (it cannot change),
-// not on a paged level (it would lose the pages read so far), and not more
-// often than autoReloadEvery or 10× the last read's duration.
+// not while one is under way or its counts are still read, not as of an old
+// revision (it cannot change), not on a paged level (it would lose the pages
+// read so far), and not more often than autoReloadEvery or 10× the last
+// read's duration, counts included.
 func (m *Model) ReloadDue(now time.Time) bool {
 	l := m.top()
-	if l == nil || m.loading || m.rev != 0 || l.next != nil {
+	if l == nil || m.loading || l.counting() || m.rev != 0 || l.next != nil {
 		return false
 	}
 	return now.Sub(m.loadedAt) >= max(autoReloadEvery, 10*m.took)
 }
 
-func (m *Model) onReload(ld loaded, err error) tea.Cmd {
+func (m *Model) onReload(msg LevelsMsg) tea.Cmd {
+	ld := msg.levels[0]
 	l := m.top()
 	if l == nil || l.prefix != ld.prefix {
 		return nil
 	}
 	selected, hadSelection := m.Selected()
+	l.counts = counts{gen: msg.gen, stale: keepCounts(&ld, l.children)}
 	l.loaded = ld
 	if l.filter != "" {
 		m.applyFilter(l)
@@ -270,13 +282,14 @@ func (m *Model) onReload(ld loaded, err error) tea.Cmd {
 		}
 	}
 	l.cursor.Clamp(l.rows())
-	if err != nil {
-		return common.FlashErr(err)
+	cmds := []tea.Cmd{m.countMore()}
+	if msg.err != nil {
+		cmds = append(cmds, common.FlashErr(msg.err))
 	}
 	if now, ok := m.Selected(); ok && now.Prefix != selected.Prefix {
-		return m.moved()
+		cmds = append(cmds, m.moved())
 	}
-	return nil
+	return tea.Batch(cmds...)
 }
 
 func (m *Model) onPage(msg PageMsg) tea.Cmd {
@@ -338,7 +351,7 @@ func (m *Model) open() tea.Cmd {
 	}
 	m.gen++
 	m.loading = true
-	return loadOne(m.common, m.gen, ch.Prefix, ch.Count, m.rev, false)
+	return loadOne(m.common, m.gen, ch.Prefix, ch.Count, m.rev, listFirst(ch.Count), false)
 }
 
 func (m *Model) back() tea.Cmd {
@@ -352,7 +365,7 @@ func (m *Model) back() tea.Cmd {
 		m.gen++ // a level still loading is no longer wanted
 		m.loading = false
 		m.levels = m.levels[:len(m.levels)-1]
-		return m.moved()
+		return tea.Batch(m.moved(), m.countMore())
 	}
 	return nil
 }
@@ -452,15 +465,29 @@ func (m *Model) View() string {
 	return strings.Join(head, "\n") + "\n" + body
 }
 
+// sizeNote is what is known of the level's size: "N keys", "N+ keys" while
+// counts are missing, and how much of a paged level is loaded.
 func (m *Model) sizeNote(l *level) string {
-	note := fmt.Sprintf("%d keys", l.count)
+	var size, notes []string
+	switch {
+	case l.uncounted == 0:
+		size = append(size, fmt.Sprintf("%d keys", l.count))
+	case l.count > 0:
+		size = append(size, fmt.Sprintf("%d+ keys", l.count))
+	}
 	if l.next != nil {
-		note += fmt.Sprintf(", %d loaded", len(l.children))
+		size = append(size, fmt.Sprintf("%d loaded", len(l.children)))
+	}
+	if len(size) > 0 {
+		notes = append(notes, strings.Join(size, ", "))
+	}
+	if l.counting() {
+		notes = append(notes, "counting…")
 	}
 	if m.loading {
-		note += "  loading…"
+		notes = append(notes, "loading…")
 	}
-	return note
+	return strings.Join(notes, "  ")
 }
 
 func (m *Model) row(ch etcdview.Child) common.Line {
@@ -469,8 +496,12 @@ func (m *Model) row(ch etcdview.Child) common.Line {
 	if !ch.Dir {
 		return common.Line{Plain: ch.Name, Styled: ch.Name}
 	}
-	count := fmt.Sprint(ch.Count)
-	name := common.Fit(ch.Name, w-len(count)-1)
-	gap := strings.Repeat(" ", max(1, w-lipgloss.Width(name)-len(count)))
-	return common.Line{Plain: name + gap + count, Styled: s.Dir.Render(name) + gap + s.Count.Render(count)}
+	count, style := fmt.Sprint(ch.Count), s.Count
+	if ch.Count == etcdview.CountUnknown {
+		count, style = "…", s.Faint // not counted yet
+	}
+	cw := lipgloss.Width(count)
+	name := common.Fit(ch.Name, w-cw-1)
+	gap := strings.Repeat(" ", max(1, w-lipgloss.Width(name)-cw))
+	return common.Line{Plain: name + gap + count, Styled: s.Dir.Render(name) + gap + style.Render(count)}
 }

@@ -1,12 +1,18 @@
 package tree
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 )
@@ -170,4 +176,232 @@ func TestAutomaticReloadIsPacedAndOnlyAtHead(t *testing.T) {
 	if m.ReloadDue(now.Add(time.Hour)) {
 		t.Error("a reload is due while browsing an old revision")
 	}
+}
+
+// openHeld is open with the counts held back.
+func openHeld(t *testing.T, c common.Common) *harness {
+	t.Helper()
+	h := &harness{Model: New(c), hold: true}
+	h.SetSize(60, 20)
+	h.drive(h.Init())
+	return h
+}
+
+// uncounted is the fixture with every directory of more than one key left
+// to Count: namespaces/ (2 keys) and pods/ (3) at the root.
+func uncounted() *uitest.Source {
+	src := uitest.Fixture()
+	src.UncountedAbove = 1
+	return src
+}
+
+// storeOf is a store of keys that leaves a directory of more than
+// uncountedAbove keys to Count.
+func storeOf(uncountedAbove int64, keys ...string) *uitest.Source {
+	src := uitest.New()
+	src.UncountedAbove = uncountedAbove
+	for _, k := range keys {
+		src.Put(k, []byte("x"))
+	}
+	return src
+}
+
+// numbered is n keys, format taking the number.
+func numbered(format string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf(format, i)
+	}
+	return out
+}
+
+// rowCount matches the row of dir with count at its end.
+func rowCount(dir, count string) *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^. ` + regexp.QuoteMeta(dir) + ` +` + regexp.QuoteMeta(count) + `\s*$`)
+}
+
+func TestUncountedDirectoriesShowPlaceholdersThenCounts(t *testing.T) {
+	m := openHeld(t, uitest.Common(uncounted()))
+	got := m.View()
+	for _, want := range []*regexp.Regexp{rowCount("pods/", "…"), rowCount("namespaces/", "…"), rowCount("secrets/", "1"),
+		regexp.MustCompile(`/registry/  5\+ keys  counting…`)} {
+		if !want.MatchString(got) {
+			t.Errorf("before the counts, no %v in\n%s", want, got)
+		}
+	}
+	m.hold = false
+	m.release()
+	got = m.View()
+	for _, want := range []*regexp.Regexp{rowCount("pods/", "3"), rowCount("namespaces/", "2"), regexp.MustCompile(`/registry/  10 keys\n`)} {
+		if !want.MatchString(got) {
+			t.Errorf("after the counts, no %v in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "…") || m.countsInFlight != 0 {
+		t.Errorf("counts left: %d in flight, screen\n%s", m.countsInFlight, got)
+	}
+}
+
+func TestCountsFillInAFewAtATimeFromTheRowsInView(t *testing.T) {
+	src := storeOf(1, append(numbered("/registry/pods/ns-%02d/a", 50), numbered("/registry/pods/ns-%02d/b", 50)...)...)
+	m := openHeld(t, uitest.Common(src))
+	m.release() // the root's count of pods/
+	m.drive(m.GoTo("/registry/pods/"))
+	asked := func() (out []string) {
+		for _, msg := range m.held {
+			out = append(out, strings.TrimPrefix(msg.of, "/registry/pods/"))
+		}
+		return out
+	}
+	if got, want := asked(), []string{"ns-00/", "ns-01/", "ns-02/", "ns-03/"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the first counts asked are %v, want %v", got, want)
+	}
+	m.press("G") // the window now shows ns-31/ to ns-49/
+	m.release()
+	if got, want := asked(), []string{"ns-31/", "ns-32/", "ns-33/", "ns-34/"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after G the counts asked are %v, want the rows in view first: %v", got, want)
+	}
+	for rounds := 0; len(m.held) > 0; rounds++ {
+		if rounds > 50/countLanes+1 {
+			t.Fatalf("the counts of 50 directories take more than %d rounds", rounds)
+		}
+		m.release()
+	}
+	if got := m.View(); !strings.Contains(got, "/registry/pods/  100 keys") || !rowCount("ns-40/", "2").MatchString(got) {
+		t.Errorf("after the counts:\n%s", got)
+	}
+	if m.mostCounts != countLanes {
+		t.Errorf("at most %d counts were in flight, want %d", m.mostCounts, countLanes)
+	}
+}
+
+func TestUnknownLeafLevelOpensPagedAndCountsItself(t *testing.T) {
+	src := storeOf(100, append(numbered("/registry/events/default/e-%05d", 3000), "/registry/events/kube-system/e-0")...)
+	rec := &childrenCalls{Source: src}
+	c := uitest.Common(src)
+	c.Src = rec
+	m := openHeld(t, c)
+	m.press("enter") // events/
+	if ch, _ := m.Selected(); ch.Prefix != "/registry/events/default/" || ch.Count != etcdview.CountUnknown {
+		t.Fatalf("the cursor is on %+v, want default/ uncounted", ch)
+	}
+	m.press("enter")
+	got := m.View()
+	if !strings.Contains(got, "/registry/events/default/  500 loaded  counting…") || !m.top().paged {
+		t.Errorf("the uncounted leaf level is not paged:\n%s", got)
+	}
+	if rec.read("/registry/events/default/") {
+		t.Error("Children read the leaf level of 3000 keys")
+	}
+	m.hold = false
+	m.release()
+	if got := m.View(); !strings.Contains(got, "/registry/events/default/  3000 keys, 500 loaded") {
+		t.Errorf("the paged level's count did not arrive:\n%s", got)
+	}
+	m.press("ctrl+r")
+	if got := m.View(); !strings.Contains(got, "/registry/events/default/  3000 keys, 500 loaded\n") {
+		t.Errorf("after ctrl-r the paged level is not the same:\n%s", got)
+	}
+	m.press("esc")
+	if got := m.View(); !rowCount("default/", "3000").MatchString(got) || !strings.Contains(got, "/registry/events/  3001 keys") {
+		t.Errorf("the counts of events/, asked before it was left, are not shown back there:\n%s", got)
+	}
+}
+
+func TestReloadKeepsTheCountsUntilFreshOnesArrive(t *testing.T) {
+	src := uncounted()
+	m := open(t, src)
+	src.PutObject(uitest.Pod("default", "web-2", "nginx:1.29", true))
+	m.hold = true
+	m.press("ctrl+r")
+	got := m.View()
+	if !rowCount("pods/", "3").MatchString(got) || !strings.Contains(got, "/registry/  10 keys  counting…") {
+		t.Errorf("while recounting, the previous counts are not shown:\n%s", got)
+	}
+	if m.ReloadDue(time.Now().Add(time.Hour)) {
+		t.Error("an automatic reload is due while the counts are read")
+	}
+	m.hold = false
+	m.release()
+	if got := m.View(); !rowCount("pods/", "4").MatchString(got) || !strings.Contains(got, "/registry/  11 keys") || strings.Contains(got, "counting") {
+		t.Errorf("the fresh counts did not replace the previous ones:\n%s", got)
+	}
+}
+
+func TestCountsOfAnEarlierReadOrAClosedLevelAreDropped(t *testing.T) {
+	src := uncounted()
+	m := openHeld(t, uitest.Common(src))
+	earlier := m.held
+	m.held = nil
+	src.PutObject(uitest.Pod("default", "web-2", "nginx:1.29", true))
+	m.press("ctrl+r")
+	fresh := m.held
+	m.held = earlier
+	m.release()
+	if got := m.View(); !rowCount("pods/", "…").MatchString(got) {
+		t.Errorf("a count of the read before the reload was taken:\n%s", got)
+	}
+	m.held = fresh
+	m.release()
+	if got := m.View(); !rowCount("pods/", "4").MatchString(got) {
+		t.Errorf("the fresh count is not shown:\n%s", got)
+	}
+
+	m.drive(m.GoTo("/registry/pods/"))
+	m.press("esc")
+	m.release() // the counts of pods/, closed
+	if m.countsInFlight != 0 || m.top().prefix != Root {
+		t.Errorf("%d counts in flight at %s after the answers of a closed level", m.countsInFlight, m.top().prefix)
+	}
+}
+
+func TestCountErrorFlashesOnceAndStopsCounting(t *testing.T) {
+	src := uncounted()
+	c := uitest.Common(src)
+	c.Src = failingCount{src}
+	m := &harness{Model: New(c)}
+	m.SetSize(60, 20)
+	m.drive(m.Init())
+	var flashes []string
+	for _, msg := range m.msgs {
+		if f, ok := msg.(common.FlashMsg); ok && f.Err {
+			flashes = append(flashes, f.Text)
+		}
+	}
+	if len(flashes) != 1 || !strings.Contains(flashes[0], "count /registry/") || !strings.Contains(flashes[0], "request timed out") {
+		t.Errorf("flashes %q, want one count error", flashes)
+	}
+	if got := m.View(); !rowCount("pods/", "…").MatchString(got) || !strings.Contains(got, "/registry/  5+ keys\n") {
+		t.Errorf("after the count failed:\n%s", got)
+	}
+	if !m.ReloadDue(time.Now().Add(time.Hour)) {
+		t.Error("a failed count keeps the level from being read again")
+	}
+}
+
+// childrenCalls records the prefixes Children reads.
+type childrenCalls struct {
+	*uitest.Source
+	mu       sync.Mutex
+	prefixes []string
+}
+
+func (c *childrenCalls) Children(ctx context.Context, prefix string, rev int64) (etcdview.Level, error) {
+	c.mu.Lock()
+	c.prefixes = append(c.prefixes, prefix)
+	c.mu.Unlock()
+	return c.Source.Children(ctx, prefix, rev)
+}
+
+func (c *childrenCalls) read(prefix string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Contains(c.prefixes, prefix)
+}
+
+// failingCount times out every Count.
+type failingCount struct{ *uitest.Source }
+
+func (failingCount) Count(context.Context, string, int64) (int64, error) {
+	return 0, errors.New("etcdserver: request timed out")
 }

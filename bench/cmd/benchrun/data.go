@@ -19,7 +19,9 @@ const fillVersion = "1"
 // when there is no complete fill (a "filled" marker is written last, so an
 // interrupted fill starts over).
 func openData(etcdBin string, keys int, logf func(string, ...any)) (*etcdtest.External, error) {
-	dir := filepath.Join(cacheDir(), fmt.Sprintf("etcd-%d-v%s", keys, fillVersion))
+	// etcd's on-disk format moves between minor versions (3.7 does not open
+	// a 3.4 data dir), so each version has a fill of its own.
+	dir := filepath.Join(cacheDir(), fmt.Sprintf("etcd%s-%d-v%s", serverVersion(etcdBin), keys, fillVersion))
 	marker := filepath.Join(dir, "filled")
 	warm := true
 	if _, err := os.Stat(marker); err != nil {

@@ -15,7 +15,7 @@ import (
 // KiB, with their history, need more.
 const quotaBytes = 8 << 30
 
-// startEtcd runs Debian's etcd as its own process, as a production etcd runs
+// startEtcd runs etcd as its own process, as a production etcd runs
 // apart from its clients, on the data kept in dir (reused when it holds a
 // fill), with free loopback ports picked now.
 func startEtcd(bin, dir string) (*etcdtest.External, error) {
@@ -46,4 +46,13 @@ func etcdctlVersion(bin string) string {
 		return "(unknown version)"
 	}
 	return strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "etcdctl version: ")
+}
+
+// serverVersion is what `etcd --version` says first: "3.7.3".
+func serverVersion(bin string) string {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return "-unknown"
+	}
+	return strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "etcd Version: ")
 }

@@ -1,4 +1,4 @@
-// Command benchrun is bench/run: it starts Debian's etcd on a cached fill of
+// Command benchrun is bench/run: it starts etcd as a process on a cached fill of
 // a large cluster, measures every figure of issue 8 side by side with what
 // users would run instead, and prints one table.
 package main
@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/etcdscope/etcdscope/bench/fill"
@@ -18,8 +20,8 @@ func main() {
 	runs := flag.Int("runs", 5, "runs of each figure; the table shows medians")
 	quick := flag.Bool("quick", false, "one short pass of each figure, for CI: checks the benchmark code works, judges no goal")
 	tailFor := flag.Duration("tail", 30*time.Second, "how long the writer puts during the tail-lag figure")
-	etcdBin := flag.String("etcd", "/usr/bin/etcd", "etcd binary holding the fill")
-	etcdctl := flag.String("etcdctl", "/usr/bin/etcdctl", "etcdctl to compare with")
+	etcdBin := flag.String("etcd", "/usr/bin/etcd", "etcd binary holding the fill (bench/run passes etcd 3.7.3, built from go.mod's etcd)")
+	etcdctl := flag.String("etcdctl", "/usr/bin/etcdctl", "etcdctl to compare with (bench/run passes etcdctl 3.7.3)")
 	etcdscope := flag.String("etcdscope", "", "etcdscope binary to measure (bench/run builds it)")
 	fillOnly := flag.Bool("fill-only", false, "fill (or reuse) the data dir, then stop")
 	tuiEndpoint := flag.String("tui-child", "", "internal: run the TUI figures' child process against this endpoint")
@@ -77,12 +79,20 @@ func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, 
 	rows = append(rows, goFigures(en)...)
 
 	host, _ := os.Hostname()
-	fmt.Printf("\n%s, %s, etcd %s (Debian, one member), %s; %d runs per figure, medians; took %v\n\n",
-		time.Now().Format("2006-01-02"), host, e.Version, filepath.Base(etcdctl)+" "+etcdctlVersion(etcdctl), runs,
+	fmt.Printf("\n%s, %s, %d cores, etcd %s (%s, one member), %s; %d runs per figure, medians; took %v\n\n",
+		time.Now().Format("2006-01-02"), host, runtime.NumCPU(), e.Version, etcdOrigin(etcdBin), filepath.Base(etcdctl)+" "+etcdctlVersion(etcdctl), runs,
 		time.Since(started).Round(time.Second))
 	printTable(os.Stdout, rows)
 	if quick {
 		fmt.Println("\n(quick run: one pass of each figure on a small fill; the goals are not judged)")
 	}
 	return nil
+}
+
+// etcdOrigin says where the etcd binary comes from, for the table's header.
+func etcdOrigin(bin string) string {
+	if strings.HasPrefix(bin, "/usr/") {
+		return "Debian's package"
+	}
+	return "built from go.etcd.io/etcd/server/v3"
 }
