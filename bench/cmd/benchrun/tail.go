@@ -52,6 +52,9 @@ func measureTail(e env, d time.Duration) (tailResult, error) {
 	}
 	defer reader.Close()
 	prefix := fmt.Sprintf("/registry/leases/bench-tail-%d/", time.Now().UnixNano())
+	// The fill is kept for the next run: take the writer's keys out again,
+	// so that every run lists the same keys.
+	defer writer.Delete(context.Background(), prefix, clientv3.WithPrefix())
 	start, err := writer.Get(context.Background(), "compact_rev_key")
 	if err != nil {
 		return res, err
