@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
@@ -153,77 +154,204 @@ func getList(ctx context.Context, cmd *cobra.Command, src etcdview.Source, res d
 	if f.output == outputRaw {
 		return errors.New("-o raw prints one value: give a NAME")
 	}
-	// The table needs keys only, in large pages: etcd walks its index from
-	// each page's first key to the end of the range, so fewer pages cost it
-	// less. A List reads the values with the keys, a page at a time, instead
-	// of a Get per key.
-	first := etcdview.PageToken{Limit: listKeysPage}
-	if f.output != "" {
-		first = etcdview.PageToken{Limit: listValuesPage, Values: true}
+	// A list allocates in proportion to its objects, while what stays live
+	// is small beside it (a few pages, or the keys alone): see listGCPercent.
+	defer debug.SetGCPercent(debug.SetGCPercent(listGCPercent))
+	dec := f.dec
+	dec.JSONOnly = true // the List is built from each object's JSON
+	if f.output == outputJSON {
+		return writeJSONList(ctx, cmd.OutOrStdout(), dec, listPages(src, prefix, f.rev, true))
 	}
 	var kvs []etcdview.KV
-	rev := f.rev
-	for page := first; ; {
-		p, err := src.List(ctx, prefix, rev, page)
-		if err != nil {
-			return err
-		}
-		kvs, rev = append(kvs, p.Keys...), p.Revision
-		if p.Next == nil {
-			break
-		}
-		page = *p.Next
+	err := listPages(src, prefix, f.rev, f.output != "")(ctx, func(page []etcdview.KV) error {
+		kvs = append(kvs, page...)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if f.output == "" {
 		return printObjectTable(cmd, res, kvs)
 	}
-	dec := f.dec
-	dec.JSONOnly = true // the List is built from each object's JSON
 	items, err := decodeAll(dec, kvs)
 	if err != nil {
 		return err
 	}
-	if f.output == outputJSON {
-		return writeJSONList(cmd.OutOrStdout(), items)
-	}
 	return writeDoc(cmd.OutOrStdout(), f.output, listDoc(items))
+}
+
+// pager reads the keys under a prefix page by page, as of one revision, and
+// hands each page to yield in key order, stopping at the first error.
+type pager func(ctx context.Context, yield func([]etcdview.KV) error) error
+
+// listPages pages through prefix. The table needs keys only, in large pages:
+// etcd walks its index from each page's first key to the end of the range,
+// so fewer pages cost it less. A List reads the values with the keys, a page
+// at a time, instead of a Get per key.
+func listPages(src etcdview.Source, prefix string, rev int64, values bool) pager {
+	first := etcdview.PageToken{Limit: listKeysPage}
+	if values {
+		first = etcdview.PageToken{Limit: listValuesPage, Values: true}
+	}
+	return func(ctx context.Context, yield func([]etcdview.KV) error) error {
+		rev := rev
+		for page := first; ; {
+			p, err := src.List(ctx, prefix, rev, page)
+			if err != nil {
+				return err
+			}
+			if err := yield(p.Keys); err != nil {
+				return err
+			}
+			if p.Next == nil {
+				return nil
+			}
+			rev, page = p.Revision, *p.Next
+		}
+	}
 }
 
 func listDoc(items []json.RawMessage) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
 }
 
-// writeJSONList prints listDoc(items) as writeDoc does, streaming: each item
-// is indented into place once and written out, where encoding the whole
-// List would compact and indent every item again in one buffer as large as
-// the output (most of the time of a 100k-pod list).
-func writeJSONList(w io.Writer, items []json.RawMessage) error {
+// listChunk is a run of consecutive objects of a List, decoded and indented
+// into place by one worker.
+type listChunk struct {
+	kvs   []etcdview.KV
+	first bool // the List's first items: no comma before
+	out   []byte
+	err   error // the first object that would not decode, in key order
+	done  chan struct{}
+}
+
+// listGCPercent is GOGC while get lists: the heap may grow to five times
+// what is live, a few hundred MiB at most. What stays live is a few pages,
+// some tens of MiB, while every object allocates its own as it is decoded
+// and dropped: with the default the collector would run every few hundred
+// objects, and mark it all each time.
+const listGCPercent = 400
+
+// listChunkSize and listReadAhead bound the work in flight: chunks small
+// enough to keep every core busy to the last page, and a page of them
+// queued, so that etcd's next page comes while this one is decoded.
+const (
+	listChunkSize = 250
+	listReadAhead = listValuesPage / listChunkSize
+)
+
+// chunkBuffers recycles the chunks' output: each is a few hundred KiB, and a
+// new one is zeroed by the allocator every time.
+var chunkBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+func (c *listChunk) decode(dec decode.Decoder) {
+	buf := (*chunkBuffers.Get().(*[]byte))[:0]
+	for i, kv := range c.kvs {
+		sep := ",\n        "
+		if i == 0 && c.first {
+			sep = sep[1:]
+		}
+		item, err := dec.DecodeAt(kv.Key, kv.Value, kv.ModRevision).AppendJSON(append(buf, sep...), "        ")
+		if err != nil {
+			c.err = fmt.Errorf("%s: %w", decode.EscapeKey(kv.Key), err)
+			break
+		}
+		buf = item
+	}
+	c.kvs, c.out = nil, buf
+	close(c.done)
+}
+
+// writeJSONList prints the List of `get -o json` as writeDoc(listDoc(items))
+// prints it, streaming: pages are read ahead, decoded on every core a chunk
+// at a time, and written in key order as they are done, so that memory
+// holds a few pages, not the whole List, and etcd, decoding and output
+// overlap. Each object is indented into place once (decode.AppendJSON).
+// The first error in key order ends it, after the objects before it.
+func writeJSONList(ctx context.Context, w io.Writer, dec decode.Decoder, pages pager) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := make(chan *listChunk, listReadAhead)
+	ordered := make(chan *listChunk, listReadAhead)
+	var workers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		workers.Go(func() {
+			for c := range work {
+				c.decode(dec)
+			}
+		})
+	}
+	var readErr error // set before ordered is closed
+	go func() {
+		defer close(ordered)
+		defer close(work)
+		first := true
+		readErr = pages(ctx, func(kvs []etcdview.KV) error {
+			for len(kvs) > 0 {
+				n := min(len(kvs), listChunkSize)
+				c := &listChunk{kvs: kvs[:n], first: first, done: make(chan struct{})}
+				kvs, first = kvs[n:], false
+				for _, ch := range []chan *listChunk{ordered, work} {
+					select {
+					case ch <- c:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+			}
+			return nil
+		})
+	}()
 	out := bufio.NewWriterSize(w, 256<<10)
 	out.WriteString("{\n    \"apiVersion\": \"v1\",\n    \"items\": [")
-	var buf bytes.Buffer
-	for i, item := range items {
-		if i > 0 {
-			out.WriteByte(',')
+	empty, err := writeChunks(out, ordered)
+	if err != nil {
+		cancel()
+		for range ordered {
 		}
-		out.WriteString("\n        ")
-		buf.Reset()
-		if err := json.Indent(&buf, bytes.TrimSpace(item), "        ", "    "); err != nil {
-			return err
-		}
-		out.Write(buf.Bytes())
 	}
-	if len(items) > 0 {
+	workers.Wait()
+	if err == nil {
+		err = readErr
+	}
+	if err != nil {
+		out.Flush() // what came before the error, and no end: the List is not whole
+		return err
+	}
+	if !empty {
 		out.WriteString("\n    ")
 	}
 	out.WriteString("],\n    \"kind\": \"List\"\n}\n")
 	return out.Flush()
 }
 
-// listKeysPage and listValuesPage are get's page sizes: keys only, and keys
-// with values of a few KiB each (a page stays a few MiB).
+// writeChunks writes the chunks' items in the order the chunks come, and
+// says whether there were none.
+func writeChunks(out *bufio.Writer, chunks <-chan *listChunk) (empty bool, err error) {
+	empty = true
+	for c := range chunks {
+		<-c.done
+		if _, err := out.Write(c.out); err != nil {
+			return empty, err
+		}
+		chunkBuffers.Put(&c.out)
+		if c.err != nil {
+			return empty, c.err
+		}
+		empty = false
+	}
+	return empty, nil
+}
+
+// listKeysPage and listValuesPage are get's page sizes: keys only (about
+// 100 bytes each: a page stays about 10 MiB), and keys with values of a few
+// KiB each (a page stays some MiB). Each page is a range stream of its own,
+// whose chunks start small: 5,000 values a page read 100k Pods in half the
+// time 1,000 do, and 100k pods' keys come in 0.23 s in one page, 0.34 s in
+// pages of 10,000.
 const (
-	listKeysPage   = 10_000
-	listValuesPage = 1_000
+	listKeysPage   = 100_000
+	listValuesPage = 5_000
 )
 
 // decodeAll decodes every value to JSON on every core, in key order.
@@ -258,36 +386,71 @@ func printObjectTable(cmd *cobra.Command, res decode.Resource, keys []etcdview.K
 		fmt.Fprintf(cmd.ErrOrStderr(), "No %s found.\n", res.Resource)
 		return nil
 	}
-	// One buffered write per screenful, not per row: a list of 100k pods
-	// otherwise costs 100k write calls. Rows are built with append, not
-	// Fprintf, for the same reason.
-	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-	tw := tabwriter.NewWriter(out, 0, 0, 3, ' ', 0)
+	// The columns are laid out as kubectl's tabwriter (padding 3) lays them
+	// out, in two passes over the rows: tabwriter would keep every cell of
+	// a 100k-row table in its own buffers until the end, and cost a third
+	// of the command.
+	header := []string{"NAME", "REVISION", "CREATED AT", "VERSION"}
 	if res.Namespaced {
-		io.WriteString(tw, "NAMESPACE\t")
+		header = append([]string{"NAMESPACE"}, header...)
 	}
-	io.WriteString(tw, "NAME\tREVISION\tCREATED AT\tVERSION\n")
-	var row []byte
-	for _, kv := range keys {
+	type cells struct{ namespace, name string }
+	rows := make([]cells, len(keys))
+	widths := make([]int, len(header))
+	for i, h := range header {
+		widths[i] = len(h)
+	}
+	numWidth := func(col int, n int64) {
+		widths[col] = max(widths[col], len(strconv.AppendInt(nil, n, 10)))
+	}
+	for i, kv := range keys {
 		k := decode.ParseKey(kv.Key)
 		name := k.Name
 		if !k.IsObject {
 			name = k.String()
 		}
-		row = row[:0]
+		rows[i] = cells{k.Namespace, name}
+		col := 0
 		if res.Namespaced {
-			row = append(append(row, k.Namespace...), '\t')
+			widths[0] = max(widths[0], utf8.RuneCountInString(k.Namespace))
+			col = 1
 		}
-		row = append(append(row, name...), '\t')
-		row = append(strconv.AppendInt(row, kv.ModRevision, 10), '\t')
-		row = append(strconv.AppendInt(row, kv.CreateRevision, 10), '\t')
+		widths[col] = max(widths[col], utf8.RuneCountInString(name))
+		numWidth(col+1, kv.ModRevision)
+		numWidth(col+2, kv.CreateRevision)
+	}
+	const padding = 3
+	pad := func(b []byte, cell string, width int) []byte {
+		b = append(b, cell...)
+		for range width - utf8.RuneCountInString(cell) + padding {
+			b = append(b, ' ')
+		}
+		return b
+	}
+	// One write per 64 KiB, not per row: a list of 100k pods otherwise
+	// costs 100k write calls.
+	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+	var row []byte
+	for i, h := range header[:len(header)-1] {
+		row = pad(row, h, widths[i])
+	}
+	out.Write(append(append(row, header[len(header)-1]...), '\n'))
+	var num []byte
+	for i, kv := range keys {
+		row = row[:0]
+		col := 0
+		if res.Namespaced {
+			row, col = pad(row, rows[i].namespace, widths[0]), 1
+		}
+		row = pad(row, rows[i].name, widths[col])
+		num = strconv.AppendInt(num[:0], kv.ModRevision, 10)
+		row = pad(row, string(num), widths[col+1])
+		num = strconv.AppendInt(num[:0], kv.CreateRevision, 10)
+		row = pad(row, string(num), widths[col+2])
 		row = append(strconv.AppendInt(row, kv.Version, 10), '\n')
-		if _, err := tw.Write(row); err != nil {
+		if _, err := out.Write(row); err != nil {
 			return err
 		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
 	}
 	return out.Flush()
 }

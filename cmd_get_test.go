@@ -2,13 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/etcdview"
 )
 
 const kube17 = "../shared/testdata/kube-1.7/"
@@ -117,21 +122,89 @@ func TestGetOnAKubernetes17DataFile(t *testing.T) {
 	}
 }
 
+// pagesOf serves kvs as a pager, size keys a page, then fails with err
+// when err is not nil.
+func pagesOf(kvs []etcdview.KV, size int, err error) pager {
+	return func(ctx context.Context, yield func([]etcdview.KV) error) error {
+		for len(kvs) > 0 {
+			n := min(len(kvs), size)
+			if err := yield(kvs[:n]); err != nil {
+				return err
+			}
+			kvs = kvs[n:]
+		}
+		return err
+	}
+}
+
 func TestJSONListStreamsWhatWriteDocPrints(t *testing.T) {
-	for _, items := range [][]json.RawMessage{
-		{},
-		{json.RawMessage(`{"kind": "Pod", "metadata": {"name": "a", "labels": {"x": "1"}}, "spec": {"containers": [{"name": "c"}]}}` + "\n")},
-		{json.RawMessage(`{"a":1}`), json.RawMessage(`{"b":[1,2,{"c":"d"}],"e":{}}`)},
-	} {
+	pod, err := os.ReadFile(kube17 + "storage-pod.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := [][]byte{
+		pod,
+		[]byte(`{"kind": "Thing", "apiVersion": "x.io/v1", "metadata": {"name": "a", "labels": {"x": "1"}}, "spec": {"list": [{"name": "c"}], "e": {}}}`),
+		[]byte(`{"kind":"Other","apiVersion":"x.io/v1","b":[1,2.5,{"c":"<d>"}],"a":null}`),
+	}
+	dec := decode.Decoder{JSONOnly: true}
+	for _, tc := range []struct{ n, page int }{{0, 1000}, {1, 1000}, {3, 2}, {listChunkSize + 1, 7}, {3*listChunkSize + 5, listValuesPage}} {
+		var kvs []etcdview.KV
+		items := []json.RawMessage{} // as decodeAll made them
+		for i := range tc.n {
+			kv := etcdview.KV{Key: fmt.Sprintf("/registry/pods/ns/p%04d", i), Value: values[i%len(values)], ModRevision: int64(i + 1)}
+			item, err := decode.Decoder{}.DecodeAt(kv.Key, kv.Value, kv.ModRevision).JSON(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kvs, items = append(kvs, kv), append(items, item)
+		}
 		var want, got bytes.Buffer
 		if err := writeDoc(&want, outputJSON, listDoc(items)); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeJSONList(&got, items); err != nil {
+		if err := writeJSONList(context.Background(), &got, dec, pagesOf(kvs, tc.page, nil)); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {
-			t.Errorf("streamed list differs:\n%s\nwant\n%s", got.String(), want.String())
+			t.Errorf("%d objects in pages of %d: streamed list differs:\n%s\nwant\n%s", tc.n, tc.page, got.String(), want.String())
 		}
+	}
+}
+
+func TestJSONListStopsAtTheFirstErrorInKeyOrder(t *testing.T) {
+	obj := []byte(`{"kind":"Thing","apiVersion":"x.io/v1","metadata":{"name":"a"}}`)
+	var kvs []etcdview.KV
+	for i := range 3*listChunkSize + 5 {
+		v := obj
+		if i == listChunkSize+3 || i == 3*listChunkSize {
+			v = []byte("not an object")
+		}
+		kvs = append(kvs, etcdview.KV{Key: fmt.Sprintf("/registry/things/t%04d", i), Value: v})
+	}
+	readErr := errors.New("etcd went away")
+	for _, tc := range []struct {
+		name  string
+		kvs   []etcdview.KV
+		err   error
+		want  string
+		items int
+	}{
+		{"a value that is no object", kvs, nil, "/registry/things/t0253: text value holds no object", listChunkSize + 3},
+		{"a read that fails after two pages", kvs[:listChunkSize], readErr, readErr.Error(), listChunkSize},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := writeJSONList(context.Background(), &out, decode.Decoder{JSONOnly: true}, pagesOf(tc.kvs, listChunkSize/2, tc.err))
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("error = %v, want %s", err, tc.want)
+			}
+			if n := strings.Count(out.String(), `"kind": "Thing"`); n != tc.items {
+				t.Errorf("%d objects written before the error, want the %d before it", n, tc.items)
+			}
+			if json.Valid(out.Bytes()) {
+				t.Errorf("the List is whole, as if nothing had failed")
+			}
+		})
 	}
 }

@@ -57,3 +57,18 @@ func BenchmarkDecodeConfigMap1MiBYAML(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodePodJSON is one item of `get pods -o json`: decoded for JSON
+// alone and indented into place in the List.
+func BenchmarkDecodePodJSON(b *testing.B) {
+	value := readShared(b, "storage-pod.bin")
+	b.SetBytes(int64(len(value)))
+	dec := Decoder{JSONOnly: true}
+	var item []byte
+	for b.Loop() {
+		var err error
+		if item, err = dec.DecodeAt("/registry/pods/default/pi-dqtsw", value, 42).AppendJSON(item[:0], "        "); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

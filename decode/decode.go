@@ -45,6 +45,7 @@ type Object struct {
 	Problem  string // plain words, "" when the value decoded fully
 
 	view    map[string]any // the object as rendered (secrets masked, managedFields folded)
+	head    string         // apiVersion and kind of view in YAML
 	options Decoder
 }
 
@@ -67,8 +68,9 @@ type Decoder struct {
 	ShowManagedFields bool
 	// JSONOnly renders no YAML: the object's sections stay out of
 	// Sections, so YAML and Text are empty and JSON is all there is. For
-	// callers that print JSON alone: the YAML is most of a decode's time
-	// (sigs.k8s.io/yaml goes JSON → map → YAML for each section).
+	// callers that print JSON alone: the YAML is most of a decode's time.
+	// A typed object that JSON writes itself gets no view either (Diff
+	// has no fields to compare).
 	JSONOnly bool
 }
 
@@ -90,7 +92,7 @@ func (d Decoder) DecodeAt(key string, value []byte, modRevision int64) (o Object
 		// unstructured converter make no promise about hostile bytes; a
 		// value that trips one must still come back labelled.
 		if r := recover(); r != nil {
-			o.Object, o.view = nil, nil
+			o.Object, o.view, o.head = nil, nil, ""
 			o.Problem = fmt.Sprintf("decoder failed on this value: %v", r)
 			if o.Format == "" {
 				o.Format = FormatBinary

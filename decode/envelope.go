@@ -170,7 +170,8 @@ func rawObject(o *Object, raw []byte) {
 		}
 	}
 	o.view = view
-	o.Sections = append(o.options.sections(o.GVK, view), Section{Name: "fields", Text: dumpFields(fields, tail)})
+	o.head, o.Sections = o.options.sections(o.GVK, view)
+	o.Sections = append(o.Sections, Section{Name: "fields", Text: dumpFields(fields, tail)})
 }
 
 func objectMetaFrom(fields []rawField) *metav1.ObjectMeta {

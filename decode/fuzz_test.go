@@ -11,7 +11,8 @@ var knownFormats = map[Format]bool{
 }
 
 // FuzzDecode feeds Decode arbitrary keys and values, seeded with real values
-// and their truncations: it must never panic and always label the result.
+// and their truncations: it must never panic and always label the result,
+// and print the same JSON alone and as an item of a List.
 func FuzzDecode(f *testing.F) {
 	for _, name := range []string{"storage-pod.bin", "storage-job.bin"} {
 		v := readShared(f, name)
@@ -40,5 +41,10 @@ func FuzzDecode(f *testing.F) {
 		}
 		_ = o.Text()
 		_ = Diff(o, Decode(key, nil))
+		js, jsErr := o.JSON(false)
+		listed, listErr := Decoder{JSONOnly: true}.Decode(key, value).AppendJSON(nil, "")
+		if string(listed)+"\n" != string(js) && (jsErr == nil || listErr == nil) {
+			t.Fatalf("a List item is not the object's JSON:\n%s\n%s", listed, js)
+		}
 	})
 }

@@ -2,7 +2,6 @@ package decode
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -15,34 +14,38 @@ import (
 )
 
 // render turns o.Object into the map kubectl would print and splits it.
+// A JSONOnly decode of a typed object that JSON writes itself (typedJSON)
+// needs neither.
 func (o *Object) render() {
-	var m map[string]any
-	if u, ok := o.Object.(*unstructured.Unstructured); ok {
-		m = u.Object
-	} else {
-		var err error
-		if m, err = runtime.DefaultUnstructuredConverter.ToUnstructured(o.Object); err != nil {
-			o.Problem = "cannot render the object: " + err.Error()
-			return
-		}
+	if o.options.JSONOnly && o.typedJSON() {
+		return
 	}
-	o.view = maps.Clone(m)
-	o.Sections = o.options.sections(o.GVK, o.view)
+	view, err := o.newView()
+	if err != nil {
+		o.Problem = "cannot render the object: " + err.Error()
+		return
+	}
+	o.view = view
+	o.head, o.Sections = o.options.sections(o.GVK, o.view)
+}
+
+// newView is o.Object as a JSON-shaped map, before folding and masking; it
+// may share maps with o.Object.
+func (o Object) newView() (map[string]any, error) {
+	if u, ok := o.Object.(*unstructured.Unstructured); ok {
+		return maps.Clone(u.Object), nil
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(o.Object) // a new map
 }
 
 // sections folds managedFields, masks Secret data (both copy-on-write, view
-// may share maps with o.Object) and renders metadata, spec, status, then the
-// other top-level fields in name order, each as `kubectl get -o yaml` would.
-func (d Decoder) sections(gvk schema.GroupVersionKind, view map[string]any) []Section {
-	var folded string
-	if !d.ShowManagedFields {
-		folded = foldManagedFields(view)
-	}
-	if !d.ShowSecrets && gvk.Group == "" && gvk.Kind == "Secret" {
-		maskSecretData(view)
-	}
+// may share maps with o.Object) and renders apiVersion and kind as the
+// head, then metadata, spec, status, then the other top-level fields in name
+// order, each as `kubectl get -o yaml` would.
+func (d Decoder) sections(gvk schema.GroupVersionKind, view map[string]any) (head string, out []Section) {
+	folded := d.hide(gvk, view)
 	if d.JSONOnly {
-		return nil
+		return "", nil
 	}
 	names := []string{}
 	for _, n := range []string{"metadata", "spec", "status"} {
@@ -56,15 +59,87 @@ func (d Decoder) sections(gvk schema.GroupVersionKind, view map[string]any) []Se
 			names = append(names, n)
 		}
 	}
-	out := make([]Section, 0, len(names))
-	for _, n := range names {
-		text := toYAML(map[string]any{n: view[n]})
-		if n == "metadata" && folded != "" {
-			text += "  # " + folded + "\n"
+	texts := splitYAML(view)
+	text := func(n string) string {
+		if texts != nil {
+			return texts[n]
 		}
-		out = append(out, Section{Name: n, Text: text})
+		return toYAML(map[string]any{n: view[n]})
 	}
-	return out
+	for _, n := range []string{"apiVersion", "kind"} {
+		if _, ok := view[n]; ok {
+			head += text(n)
+		}
+	}
+	out = make([]Section, 0, len(names))
+	for _, n := range names {
+		t := text(n)
+		if n == "metadata" && folded != "" {
+			t += "  # " + folded + "\n"
+		}
+		out = append(out, Section{Name: n, Text: t})
+	}
+	return head, out
+}
+
+// splitYAML renders view in one call of the YAML encoder and cuts the
+// output before each top-level key, the rendering of each field alone: a
+// call has a fixed cost of several microseconds, paid once instead of once
+// a section. The encoder writes a top-level key at the start of a line and
+// everything else of a value indented, or as "- " items; the cut is
+// certain only when the lines at column 0 are "key: " or "key:" for each
+// key of view once, else splitYAML says nil (a key the encoder quotes, or
+// that holds ": ").
+func splitYAML(view map[string]any) map[string]string {
+	b, err := goyaml.Marshal(view)
+	if err != nil {
+		return nil
+	}
+	whole := string(b)
+	texts := make(map[string]string, len(view))
+	key, start := "", -1
+	for i := 0; i < len(whole); {
+		end := len(whole)
+		if nl := strings.IndexByte(whole[i:], '\n'); nl >= 0 {
+			end = i + nl + 1
+		}
+		line := whole[i:end]
+		if line[0] != ' ' && !strings.HasPrefix(line, "- ") && line != "-\n" {
+			k, rest, _ := strings.Cut(line, ":")
+			_, inView := view[k]
+			_, seen := texts[k]
+			if !inView || seen || k == key || !strings.HasPrefix(rest, " ") && rest != "\n" {
+				return nil
+			}
+			if start >= 0 {
+				texts[key] = whole[start:i]
+			}
+			key, start = k, i
+		} else if start < 0 {
+			return nil
+		}
+		i = end
+	}
+	if start < 0 {
+		return nil
+	}
+	texts[key] = whole[start:]
+	if len(texts) != len(view) {
+		return nil
+	}
+	return texts
+}
+
+// hide folds managedFields and masks Secret data in view, unless shown, and
+// returns the fold's summary line.
+func (d Decoder) hide(gvk schema.GroupVersionKind, view map[string]any) (folded string) {
+	if !d.ShowManagedFields {
+		folded = foldManagedFields(view)
+	}
+	if !d.ShowSecrets && gvk.Group == "" && gvk.Kind == "Secret" {
+		maskSecretData(view)
+	}
+	return folded
 }
 
 func toYAML(v any) string {
@@ -130,7 +205,7 @@ func (o Object) YAML() string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(o.header())
+	b.WriteString(o.head)
 	for _, s := range o.Sections {
 		if _, ok := o.view[s.Name]; ok {
 			b.WriteString(s.Text)
@@ -146,46 +221,10 @@ func (o Object) MetaYAML() string {
 	}
 	for _, s := range o.Sections {
 		if s.Name == "metadata" {
-			return o.header() + s.Text
+			return o.head + s.Text
 		}
 	}
-	return o.header()
-}
-
-func (o Object) header() string {
-	h := map[string]any{}
-	for _, k := range []string{"apiVersion", "kind"} {
-		if v, ok := o.view[k]; ok {
-			h[k] = v
-		}
-	}
-	if len(h) == 0 {
-		return ""
-	}
-	return toYAML(h)
-}
-
-// JSON is the object as rendered (secrets masked, managedFields folded
-// unless shown), indented as `kubectl get -o json` indents; metaOnly keeps
-// apiVersion, kind and metadata.
-func (o Object) JSON(metaOnly bool) ([]byte, error) {
-	if o.view == nil {
-		return nil, fmt.Errorf("%s value holds no object", o.Format)
-	}
-	v := o.view
-	if metaOnly {
-		v = map[string]any{}
-		for _, k := range []string{"apiVersion", "kind", "metadata"} {
-			if x, ok := o.view[k]; ok {
-				v[k] = x
-			}
-		}
-	}
-	b, err := json.MarshalIndent(v, "", "    ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	return o.head
 }
 
 // Text is everything there is to show: the YAML of the object, then any

@@ -1,0 +1,267 @@
+package decode
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+)
+
+// errKeyNotUTF8 stops indentSorted at an object key that held invalid
+// UTF-8: encoding/json wrote its bad bytes as \ufffd, and the order of the
+// key among the others depended on the bytes that are gone.
+var errKeyNotUTF8 = errors.New("an object key is not UTF-8")
+
+// sortedIndenter reorders and indents encoding/json's output.
+type sortedIndenter struct {
+	src []byte
+	// ends[i] is one past the string, object or array that opens at src[i].
+	ends    []int32
+	open    []int32
+	members []member // a stack: the members of the objects being written
+	prefix  string
+	// metaOnly keeps apiVersion, kind and metadata of the outer object.
+	metaOnly bool
+}
+
+// member is one name/value pair of an object in src: the name with its
+// quotes at key:keyEnd, the value at value:end; escaped when the name holds
+// a backslash.
+type member struct {
+	// head is the name's first 8 bytes, big-endian, zero-padded: most
+	// names differ in them, and integers compare fast.
+	head                    uint64
+	key, keyEnd, value, end int32
+	escaped                 bool
+}
+
+// indentSorted appends src, one JSON value as encoding/json writes it
+// (compact, valid, HTML characters escaped), to dst as json.MarshalIndent(v,
+// prefix, "    ") writes v, that value decoded into maps: the members of
+// every object in the byte order of their names (encoding/json's order for
+// map keys), arrays in their order, scalars byte for byte.
+func (x *sortedIndenter) indentSorted(dst, src []byte, prefix string) ([]byte, error) {
+	x.src, x.prefix = src, prefix
+	x.matchEnds()
+	dst, _, err := x.value(dst, 0, 0)
+	x.src = nil
+	return dst, err
+}
+
+// matchEnds fills ends in one pass over src, so that nothing after it
+// scans a string or skips a value twice, however deep.
+func (x *sortedIndenter) matchEnds() {
+	src := x.src
+	if cap(x.ends) < len(src) {
+		x.ends = make([]int32, len(src))
+	}
+	x.ends, x.open = x.ends[:len(src)], x.open[:0]
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '"':
+			end := stringEnd(src, i)
+			x.ends[i] = int32(end)
+			i = end - 1
+		case '{', '[':
+			x.open = append(x.open, int32(i))
+		case '}', ']':
+			last := len(x.open) - 1
+			x.ends[x.open[last]] = int32(i + 1)
+			x.open = x.open[:last]
+		}
+	}
+}
+
+// stringEnd is one past the string that opens at src[i].
+func stringEnd(src []byte, i int) int {
+	for j := i + 1; ; {
+		q := bytes.IndexByte(src[j:], '"')
+		if q < 0 {
+			return len(src)
+		}
+		q += j
+		k := q - 1
+		for src[k] == '\\' {
+			k--
+		}
+		if (q-k)%2 == 1 { // an even number of backslashes before it
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// valueEnd is one past the value starting at src[i].
+func (x *sortedIndenter) valueEnd(i int) int {
+	switch x.src[i] {
+	case '{', '[', '"':
+		return int(x.ends[i])
+	}
+	j := i
+	for j < len(x.src) && x.src[j] != ',' && x.src[j] != '}' && x.src[j] != ']' {
+		j++
+	}
+	return j
+}
+
+// value writes the value at src[i], depth levels deep, and says where it ends.
+func (x *sortedIndenter) value(dst []byte, i, depth int) ([]byte, int, error) {
+	switch x.src[i] {
+	case '{':
+		return x.object(dst, i, depth)
+	case '[':
+		return x.array(dst, i, depth)
+	}
+	end := x.valueEnd(i)
+	return append(dst, x.src[i:end]...), end, nil
+}
+
+func (x *sortedIndenter) object(dst []byte, i, depth int) ([]byte, int, error) {
+	end := int(x.ends[i])
+	if x.src[i+1] == '}' {
+		return append(dst, "{}"...), end, nil
+	}
+	base := len(x.members)
+	for j := i + 1; ; {
+		m := member{key: int32(j), keyEnd: x.ends[j]}
+		m.value = m.keyEnd + 1
+		m.end = int32(x.valueEnd(int(m.value)))
+		name := x.src[m.key+1 : m.keyEnd-1]
+		m.head = nameHead(x.src, int(m.key)+1, len(name))
+		if m.escaped = bytes.IndexByte(name, '\\') >= 0; m.escaped && replacedInvalidUTF8(name) {
+			x.members = x.members[:base]
+			return dst, end, errKeyNotUTF8
+		}
+		if !(depth == 0 && x.metaOnly) || string(name) == "apiVersion" || string(name) == "kind" || string(name) == "metadata" {
+			x.members = append(x.members, m)
+		}
+		if x.src[m.end] == '}' {
+			break
+		}
+		j = int(m.end) + 1
+	}
+	x.sortMembers(x.members[base:])
+	top := len(x.members)
+	dst = append(dst, '{')
+	for k := base; k < top; k++ {
+		m := x.members[k] // a copy: writing the value pushes members
+		if k > base {
+			dst = append(dst, ',')
+		}
+		dst = x.newline(dst, depth+1)
+		dst = append(dst, x.src[m.key:m.keyEnd]...)
+		dst = append(dst, ':', ' ')
+		var err error
+		if dst, _, err = x.value(dst, int(m.value), depth+1); err != nil {
+			x.members = x.members[:base]
+			return dst, end, err
+		}
+	}
+	x.members = x.members[:base]
+	if top == base {
+		return append(dst, '}'), end, nil // every member left out (metaOnly)
+	}
+	return append(x.newline(dst, depth), '}'), end, nil
+}
+
+func (x *sortedIndenter) array(dst []byte, i, depth int) ([]byte, int, error) {
+	end := int(x.ends[i])
+	if x.src[i+1] == ']' {
+		return append(dst, "[]"...), end, nil
+	}
+	dst = append(dst, '[')
+	for j := i + 1; ; j++ {
+		if j > i+1 {
+			dst = append(dst, ',')
+		}
+		dst = x.newline(dst, depth+1)
+		var err error
+		if dst, j, err = x.value(dst, j, depth+1); err != nil {
+			return dst, end, err
+		}
+		if x.src[j] == ']' {
+			break
+		}
+	}
+	return append(x.newline(dst, depth), ']'), end, nil
+}
+
+func (x *sortedIndenter) newline(dst []byte, depth int) []byte {
+	dst = append(dst, '\n')
+	dst = append(dst, x.prefix...)
+	for range depth {
+		dst = append(dst, "    "...)
+	}
+	return dst
+}
+
+// sortMembers sorts an object's members by name. Objects have a few to a few
+// dozen members: an insertion sort, on the heads first, beats a general sort.
+func (x *sortedIndenter) sortMembers(ms []member) {
+	if len(ms) > 32 {
+		slices.SortFunc(ms, x.compareNames)
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		m := ms[i]
+		j := i
+		for ; j > 0 && x.less(m, ms[j-1]); j-- {
+			ms[j] = ms[j-1]
+		}
+		ms[j] = m
+	}
+}
+
+// nameHead is the head of the n-byte name at src[i:].
+func nameHead(src []byte, i, n int) uint64 {
+	if len(src)-i >= 8 {
+		h := binary.BigEndian.Uint64(src[i:])
+		if n < 8 {
+			h &^= ^uint64(0) >> (8 * n) // the quote and what follows
+		}
+		return h
+	}
+	var h uint64
+	for k := range min(n, 8) {
+		h |= uint64(src[i+k]) << (56 - 8*k)
+	}
+	return h
+}
+
+func (x *sortedIndenter) less(a, b member) bool {
+	if a.head != b.head && !a.escaped && !b.escaped {
+		return a.head < b.head
+	}
+	return x.compareNames(a, b) < 0
+}
+
+// compareNames orders member names as encoding/json orders map keys: by
+// their bytes, compared unescaped.
+func (x *sortedIndenter) compareNames(a, b member) int {
+	if !a.escaped && !b.escaped {
+		return bytes.Compare(x.src[a.key+1:a.keyEnd-1], x.src[b.key+1:b.keyEnd-1])
+	}
+	return strings.Compare(unquote(x.src[a.key:a.keyEnd]), unquote(x.src[b.key:b.keyEnd]))
+}
+
+// replacedInvalidUTF8 says whether a string as encoding/json wrote it holds
+// the escape it writes for each invalid byte (a real U+FFFD stays as it is).
+func replacedInvalidUTF8(s []byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			if bytes.HasPrefix(s[i+1:], []byte("ufffd")) {
+				return true
+			}
+			i++ // the escaped byte: a \\ is not the start of another escape
+		}
+	}
+	return false
+}
+
+func unquote(s []byte) string {
+	var u string
+	json.Unmarshal(s, &u) // encoding/json wrote it: it parses
+	return u
+}
