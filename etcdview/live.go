@@ -106,7 +106,7 @@ func (l *Live) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, erro
 	if err != nil {
 		return rangeResult{}, l.readError(ctx, "read "+describeRange(r.key, r.end), r.key, r.rev, err)
 	}
-	res := rangeResult{count: resp.Count, more: resp.More, rev: resp.Header.Revision}
+	res := rangeResult{count: resp.Count, more: resp.More, rev: resp.Header.Revision, counted: r.uncounted && r.end != ""}
 	for _, kv := range resp.Kvs {
 		res.kvs = append(res.kvs, fromProto(kv))
 	}

@@ -36,6 +36,10 @@ type rangeResult struct {
 	count int64 // keys in the range, as count-only asks for
 	more  bool  // limit left keys out (uncounted: may have)
 	rev   int64 // the revision read at
+	// counted says etcd counted the whole range to answer an uncounted
+	// request (a Range, before etcd 3.7): what it cost grew with the keys
+	// in the range, not with the limit.
+	counted bool
 }
 
 // prefixRange is the range of every key that starts with prefix, as etcdctl

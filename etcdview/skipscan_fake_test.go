@@ -11,22 +11,26 @@ import (
 )
 
 // sliceRanger serves ranges from sorted keys, as etcd would with limit and
-// more, and counts the ranges it is asked.
+// more, and counts the ranges it is asked. With counts, it walks every key
+// of a range as etcd before 3.7 does to count it, and counts those too.
 type sliceRanger struct {
-	keys  []string
-	calls int
+	keys   []string
+	counts bool
+	calls  int
+	walked int
 }
 
 func (s *sliceRanger) rangeKeys(_ context.Context, r rangeRequest) (rangeResult, error) {
 	s.calls++
-	res := rangeResult{rev: 1}
+	res := rangeResult{rev: 1, counted: s.counts && r.uncounted}
 	for i := sort.SearchStrings(s.keys, r.key); i < len(s.keys) && inRange(s.keys[i], r.key, r.end); i++ {
-		if r.countOnly {
-			res.count++
-			continue
-		}
-		if r.limit > 0 && int64(len(res.kvs)) == r.limit {
-			res.more = true
+		s.walked++
+		res.count++
+		if r.countOnly || r.limit > 0 && int64(len(res.kvs)) == r.limit {
+			res.more = !r.countOnly
+			if s.counts {
+				continue
+			}
 			break
 		}
 		res.kvs = append(res.kvs, KV{Key: s.keys[i]})
@@ -78,7 +82,7 @@ func TestChildrenFindsEveryEntryOfNumberedRuns(t *testing.T) {
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
 
-		r := &sliceRanger{keys: keys}
+		r := &sliceRanger{keys: keys, counts: round%2 == 1}
 		lvl, err := children(context.Background(), r, "/registry/pods/", 0)
 		if err != nil {
 			t.Fatal(err)
@@ -100,5 +104,34 @@ func TestChildrenFindsEveryEntryOfNumberedRuns(t *testing.T) {
 		if limit := (maxProbes + 2) * (len(want) + 1); r.calls > limit {
 			t.Errorf("round %d: %d ranges for %d entries over %d keys, want at most %d", round, r.calls, len(want), len(keys), limit)
 		}
+	}
+}
+
+func TestChildrenOnACountingEtcdWalksABucketPerEntry(t *testing.T) {
+	// /registry as a large cluster has it: a few kinds of very different
+	// sizes, most with a first letter of their own.
+	sizes := map[string]int{"configmaps": 1100, "endpointslices": 645, "events": 4800, "leases": 100,
+		"minions": 50, "namespaces": 5, "pods": 1000, "replicasets": 1200, "secrets": 1100}
+	var keys []string
+	for kind, n := range sizes {
+		for i := range n {
+			keys = append(keys, fmt.Sprintf("/registry/%s/ns-%d/obj-%d", kind, i%5, i))
+		}
+	}
+	slices.Sort(keys)
+	r := &sliceRanger{keys: keys, counts: true}
+	lvl, err := children(context.Background(), r, "/registry/", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lvl.Children) != len(sizes) {
+		t.Fatalf("%d children, want %d: %+v", len(lvl.Children), len(sizes), lvl.Children)
+	}
+	// The first range walks the level once to count it; after it, a
+	// range to the end of the level after each kind would walk what
+	// follows it (about 3.4 times the level here), where the buckets walk
+	// each kind once more, events twice (endpointslices shares its e).
+	if limit := len(keys) + len(keys) + sizes["events"]; r.walked > limit {
+		t.Errorf("etcd walked %d keys to list %d, want at most %d", r.walked, len(keys), limit)
 	}
 }
