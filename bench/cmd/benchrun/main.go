@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ func main() {
 	etcdctl := flag.String("etcdctl", "/usr/bin/etcdctl", "etcdctl to compare with (bench/run passes etcdctl 3.7.3)")
 	etcdscope := flag.String("etcdscope", "", "etcdscope binary to measure (bench/run builds it)")
 	fillOnly := flag.Bool("fill-only", false, "fill (or reuse) the data dir, then stop")
+	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, tui, tail, go")
 	tuiEndpoint := flag.String("tui-child", "", "internal: run the TUI figures' child process against this endpoint")
 	flag.Parse()
 	if *tuiEndpoint != "" {
@@ -36,13 +38,14 @@ func main() {
 	if *quick {
 		*runs, *tailFor = 1, 3*time.Second
 	}
-	if err := bench(*keys, *runs, *quick, *tailFor, *etcdBin, *etcdctl, *etcdscope, *fillOnly); err != nil {
+	if err := bench(*keys, *runs, *quick, *tailFor, *etcdBin, *etcdctl, *etcdscope, *fillOnly, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, etcdscope string, fillOnly bool) error {
+func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, etcdscope string, fillOnly bool, only string) error {
+	want := func(group string) bool { return only == "" || slices.Contains(strings.Split(only, ","), group) }
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...) }
 	e, err := openData(etcdBin, keys, logf)
 	if err != nil {
@@ -69,14 +72,26 @@ func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, 
 		runs: runs, quick: quick, tmp: tmp, keys: keys, pods: fill.NewPlan(keys).Counts["pods"]}
 	started := time.Now()
 
-	logf("command figures (hyperfine, %d runs each)", runs)
-	rows, registryKeys := cliFigures(en)
-	logf("TUI figures")
-	rows = append(rows, tuiFigures(en, registryKeys)...)
-	logf("tail lag (%v of puts)", tailFor)
-	rows = append(rows, tailLag(en, tailFor))
-	logf("Go benchmarks (decode, ui, embedded/apiserver)")
-	rows = append(rows, goFigures(en)...)
+	var rows []row
+	var registryKeys float64
+	if want("cli") {
+		logf("command figures (hyperfine, %d runs each)", runs)
+		var cli []row
+		cli, registryKeys = cliFigures(en)
+		rows = append(rows, cli...)
+	}
+	if want("tui") {
+		logf("TUI figures")
+		rows = append(rows, tuiFigures(en, registryKeys)...)
+	}
+	if want("tail") {
+		logf("tail lag (%v of puts)", tailFor)
+		rows = append(rows, tailLag(en, tailFor))
+	}
+	if want("go") {
+		logf("Go benchmarks (decode, ui, embedded/apiserver)")
+		rows = append(rows, goFigures(en)...)
+	}
 
 	host, _ := os.Hostname()
 	fmt.Printf("\n%s, %s, %d cores, etcd %s (%s, one member), %s; %d runs per figure, medians; took %v\n\n",

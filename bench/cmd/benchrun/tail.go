@@ -46,7 +46,8 @@ func measureTail(e env, d time.Duration) (tailResult, error) {
 		return res, err
 	}
 	defer writer.Close()
-	reader, err := clientv3.New(clientv3.Config{Endpoints: []string{e.endpoint}, DialTimeout: 5 * time.Second})
+	// The reader connects as etcdscope does, with its client settings.
+	reader, err := etcdview.Connect(context.Background(), etcdview.Config{Endpoints: []string{e.endpoint}})
 	if err != nil {
 		return res, err
 	}
@@ -66,7 +67,7 @@ func measureTail(e env, d time.Duration) (tailResult, error) {
 	written := map[int64]time.Time{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	batches := etcdview.NewLive(reader, 0).Watch(ctx, prefix, etcdview.WatchOptions{Rev: from})
+	batches := reader.Watch(ctx, prefix, etcdview.WatchOptions{Rev: from})
 
 	var puts atomic.Int64
 	var wg sync.WaitGroup
