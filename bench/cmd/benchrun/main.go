@@ -47,14 +47,11 @@ func main() {
 func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, etcdscope string, fillOnly bool, only string) error {
 	want := func(group string) bool { return only == "" || slices.Contains(strings.Split(only, ","), group) }
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...) }
-	e, err := openData(etcdBin, keys, logf)
-	if err != nil {
+	e, err := openData(etcdBin, keys, fillOnly, logf)
+	if err != nil || fillOnly {
 		return err
 	}
 	defer e.Stop()
-	if fillOnly {
-		return nil
-	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
