@@ -184,10 +184,9 @@ func getList(ctx context.Context, cmd *cobra.Command, src etcdview.Source, res d
 // hands each page to yield in key order, stopping at the first error.
 type pager func(ctx context.Context, yield func([]etcdview.KV) error) error
 
-// listPages pages through prefix. The table needs keys only, in large pages:
-// etcd walks its index from each page's first key to the end of the range,
-// so fewer pages cost it less. A List reads the values with the keys, a page
-// at a time, instead of a Get per key.
+// listPages pages through prefix: keys only for the table, values too for a
+// List, a page at a time instead of a Get per key (page sizes: see
+// listKeysPage).
 func listPages(src etcdview.Source, prefix string, rev int64, values bool) pager {
 	first := etcdview.PageToken{Limit: listKeysPage}
 	if values {
@@ -400,8 +399,9 @@ func printObjectTable(cmd *cobra.Command, res decode.Resource, keys []etcdview.K
 	for i, h := range header {
 		widths[i] = len(h)
 	}
+	var num [20]byte
 	numWidth := func(col int, n int64) {
-		widths[col] = max(widths[col], len(strconv.AppendInt(nil, n, 10)))
+		widths[col] = max(widths[col], len(strconv.AppendInt(num[:0], n, 10)))
 	}
 	for i, kv := range keys {
 		k := decode.ParseKey(kv.Key)
@@ -419,10 +419,11 @@ func printObjectTable(cmd *cobra.Command, res decode.Resource, keys []etcdview.K
 		numWidth(col+1, kv.ModRevision)
 		numWidth(col+2, kv.CreateRevision)
 	}
+	// padCell pads the cell that starts at b[start:] to its column's width
+	// and the padding.
 	const padding = 3
-	pad := func(b []byte, cell string, width int) []byte {
-		b = append(b, cell...)
-		for range width - utf8.RuneCountInString(cell) + padding {
+	padCell := func(b []byte, start, width int) []byte {
+		for range width - utf8.RuneCount(b[start:]) + padding {
 			b = append(b, ' ')
 		}
 		return b
@@ -431,22 +432,28 @@ func printObjectTable(cmd *cobra.Command, res decode.Resource, keys []etcdview.K
 	// costs 100k write calls.
 	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	var row []byte
+	cell := func(col int, text string) {
+		start := len(row)
+		row = padCell(append(row, text...), start, widths[col])
+	}
+	numCell := func(col int, n int64) {
+		start := len(row)
+		row = padCell(strconv.AppendInt(row, n, 10), start, widths[col])
+	}
 	for i, h := range header[:len(header)-1] {
-		row = pad(row, h, widths[i])
+		cell(i, h)
 	}
 	out.Write(append(append(row, header[len(header)-1]...), '\n'))
-	var num []byte
 	for i, kv := range keys {
 		row = row[:0]
 		col := 0
 		if res.Namespaced {
-			row, col = pad(row, rows[i].namespace, widths[0]), 1
+			cell(0, rows[i].namespace)
+			col = 1
 		}
-		row = pad(row, rows[i].name, widths[col])
-		num = strconv.AppendInt(num[:0], kv.ModRevision, 10)
-		row = pad(row, string(num), widths[col+1])
-		num = strconv.AppendInt(num[:0], kv.CreateRevision, 10)
-		row = pad(row, string(num), widths[col+2])
+		cell(col, rows[i].name)
+		numCell(col+1, kv.ModRevision)
+		numCell(col+2, kv.CreateRevision)
 		row = append(strconv.AppendInt(row, kv.Version, 10), '\n')
 		if _, err := out.Write(row); err != nil {
 			return err

@@ -65,10 +65,7 @@ keys below PREFIX alone: etcd walks its index over every key it counts (about
 // listLevel reads the level below prefix as a directory; a prefix that
 // opens nothing but is a key lists that key alone, as ls lists a file.
 func listLevel(cmd *cobra.Command, src etcdview.Source, prefix string, rev int64) (etcdview.Level, error) {
-	dir := prefix
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
-	}
+	dir := asDir(prefix)
 	lvl, err := src.Children(cmd.Context(), dir, rev)
 	if err != nil || len(lvl.Children) > 0 || dir == prefix {
 		return lvl, err
@@ -79,13 +76,18 @@ func listLevel(cmd *cobra.Command, src etcdview.Source, prefix string, rev int64
 	return lvl, nil
 }
 
+// asDir is prefix read as a directory: /registry is /registry/.
+func asDir(prefix string) string {
+	if prefix != "" && !strings.HasSuffix(prefix, "/") {
+		return prefix + "/"
+	}
+	return prefix
+}
+
 // printTotal prints the number of keys below prefix read as a directory,
 // or 1 for a key that opens nothing: one count-only range.
 func printTotal(cmd *cobra.Command, src etcdview.Source, prefix string, rev int64) error {
-	dir := prefix
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
-	}
+	dir := asDir(prefix)
 	n, err := src.Count(cmd.Context(), dir, rev)
 	if err != nil {
 		return err

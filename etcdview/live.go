@@ -82,7 +82,7 @@ func (l *Live) Close() error {
 func (l *Live) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, error) {
 	if r.uncounted && r.limit > 0 && r.end != "" && !l.noStream.Load() {
 		res, err := l.streamKeys(ctx, r)
-		if status.Code(errors.Unwrap(err)) != codes.Unimplemented {
+		if !errors.Is(err, errNoStream) {
 			return res, err
 		}
 		l.noStream.Store(true)
@@ -165,11 +165,14 @@ func (l *Live) streamKeys(ctx context.Context, r rangeRequest) (rangeResult, err
 	return res, nil
 }
 
+// errNoStream is an etcd before 3.7 answering RangeStream.
+var errNoStream = errors.New("etcd has no RangeStream")
+
 // streamError is readError for a RangeStream, whose errors come as gRPC
-// statuses; it keeps Unimplemented recognisable for the fallback.
+// statuses; Unimplemented becomes errNoStream, for the fallback.
 func (l *Live) streamError(ctx context.Context, r rangeRequest, err error) error {
 	if status.Code(err) == codes.Unimplemented {
-		return fmt.Errorf("range stream: %w", err)
+		return errNoStream
 	}
 	return l.readError(ctx, "read "+describeRange(r.key, r.end), r.key, r.rev, rpctypes.Error(err))
 }
