@@ -24,9 +24,9 @@ func runDecode(t *testing.T, stdin []byte, args ...string) (stdout, stderr strin
 }
 
 func TestDecodeCommandPrintsWhatEtcdctlPiped(t *testing.T) {
-	pod, err := os.ReadFile("../shared/testdata/kube-1.7/storage-pod.bin")
+	pod, err := os.ReadFile(kube17 + "storage-pod.bin")
 	if err != nil {
-		t.Fatalf("real values are missing (shared/ must sit beside the repository): %v", err)
+		t.Fatalf("real values are missing from testdata/kube-1.7: %v", err)
 	}
 	tests := []struct {
 		name    string

@@ -16,7 +16,7 @@ import (
 	"github.com/etcdscope/etcdscope/etcdview"
 )
 
-const kube17 = "../shared/testdata/kube-1.7/"
+const kube17 = "testdata/kube-1.7/"
 
 // run runs etcdscope and returns its stdout, failing on a non-zero exit.
 func run(t *testing.T, args ...string) string {

@@ -3,22 +3,42 @@ package main
 import (
 	"io"
 	"os"
+	"unicode/utf8"
 
+	"github.com/etcdscope/etcdscope/decode"
 	"golang.org/x/term"
 )
 
-// palette colours CLI output with ANSI SGR codes, only on a terminal and
-// only when NO_COLOR is unset or empty (https://no-color.org): a pipe or a
-// file gets plain text.
-type palette struct{ on bool }
+// palette is how one output stream shows text. On a terminal, text from etcd
+// is made inert (decode.Inert: escape sequences in a value shown, never
+// obeyed) and, unless NO_COLOR is set (https://no-color.org), coloured with
+// ANSI SGR codes. A pipe or a file gets the bytes as they are, uncoloured.
+type palette struct {
+	tty   bool // w is a terminal
+	color bool // tty and NO_COLOR unset or empty
+}
 
 func paletteFor(w io.Writer) palette {
+	tty := isTerminal(w)
+	return palette{tty: tty, color: tty && os.Getenv("NO_COLOR") == ""}
+}
+
+func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	return palette{on: ok && os.Getenv("NO_COLOR") == "" && term.IsTerminal(int(f.Fd()))}
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// text is s as this stream shows one line of it: inert on a terminal.
+func (p palette) text(s string) string {
+	if p.tty {
+		return decode.Inert(s)
+	}
+	return s
 }
 
 func (p palette) paint(code, s string) string {
-	if !p.on || s == "" {
+	s = p.text(s)
+	if !p.color || s == "" {
 		return s
 	}
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
@@ -30,3 +50,64 @@ func (p palette) added(s string) string   { return p.paint("32", s) }
 func (p palette) changed(s string) string { return p.paint("33", s) }
 func (p palette) removed(s string) string { return p.paint("31", s) }
 func (p palette) bold(s string) string    { return p.paint("1", s) }
+
+// writer is w for a stream of text blocks (YAML, JSON, tables without
+// colour): on a terminal every write is made inert, keeping its newlines and
+// tabs; elsewhere bytes pass through exact, so pipes and files get what etcd
+// holds. Flush it when the stream ends.
+func (p palette) writer(w io.Writer) *textWriter {
+	return &textWriter{w: w, inert: p.tty}
+}
+
+// textWriter passes writes through decode.InertText when inert. A UTF-8
+// sequence cut between two writes is held back until its end arrives, so
+// that it is not shown as two invalid bytes.
+type textWriter struct {
+	w     io.Writer
+	inert bool
+	held  []byte
+}
+
+func (tw *textWriter) Write(p []byte) (int, error) {
+	if !tw.inert {
+		return tw.w.Write(p)
+	}
+	buf := append(tw.held, p...)
+	cut := len(buf) - partialRuneSuffix(buf)
+	tw.held = append(tw.held[:0:0], buf[cut:]...)
+	if cut > 0 {
+		if _, err := io.WriteString(tw.w, decode.InertText(string(buf[:cut]))); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// partialRuneSuffix is the length of an incomplete UTF-8 sequence at the end
+// of b that more bytes could complete: 0 to 3.
+func partialRuneSuffix(b []byte) int {
+	for n := 1; n <= 3 && n <= len(b); n++ {
+		c := b[len(b)-n]
+		if c < utf8.RuneSelf {
+			return 0
+		}
+		if utf8.RuneStart(c) {
+			if utf8.FullRune(b[len(b)-n:]) {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+// Flush writes what is held back: a trailing sequence that never completed,
+// shown as the invalid bytes it is.
+func (tw *textWriter) Flush() error {
+	if len(tw.held) == 0 {
+		return nil
+	}
+	_, err := io.WriteString(tw.w, decode.InertText(string(tw.held)))
+	tw.held = nil
+	return err
+}

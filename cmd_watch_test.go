@@ -89,7 +89,7 @@ func TestOutputToAPipeHasNoColour(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if p := paletteFor(w); p.on || p.added("ADDED") != "ADDED" {
+	if p := paletteFor(w); p.color || p.added("ADDED") != "ADDED" {
 		t.Error("a pipe gets colour")
 	}
 }

@@ -12,7 +12,7 @@ import (
 // The Pod of the real 1.7 values: a typical small Pod (1.5 KiB stored).
 
 func BenchmarkDecodePodYAML(b *testing.B) {
-	value := readShared(b, "storage-pod.bin")
+	value := readKube17(b, "storage-pod.bin")
 	b.SetBytes(int64(len(value)))
 	for b.Loop() {
 		if o := Decode("/registry/pods/default/pi-dqtsw", value); o.YAML() == "" {
@@ -24,7 +24,7 @@ func BenchmarkDecodePodYAML(b *testing.B) {
 // BenchmarkUnmarshalPodProto is the floor: the envelope and the Pod message
 // unmarshalled with the generated code, nothing rendered.
 func BenchmarkUnmarshalPodProto(b *testing.B) {
-	value := readShared(b, "storage-pod.bin")
+	value := readKube17(b, "storage-pod.bin")
 	value = value[:len(value)-1] // etcdctl's newline
 	b.SetBytes(int64(len(value)))
 	for b.Loop() {
@@ -61,7 +61,7 @@ func BenchmarkDecodeConfigMap1MiBYAML(b *testing.B) {
 // BenchmarkDecodePodJSON is one item of `get pods -o json`: decoded for JSON
 // alone and indented into place in the List.
 func BenchmarkDecodePodJSON(b *testing.B) {
-	value := readShared(b, "storage-pod.bin")
+	value := readKube17(b, "storage-pod.bin")
 	b.SetBytes(int64(len(value)))
 	dec := Decoder{JSONOnly: true}
 	var item []byte

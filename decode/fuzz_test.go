@@ -15,7 +15,7 @@ var knownFormats = map[Format]bool{
 // and print the same JSON alone and as an item of a List.
 func FuzzDecode(f *testing.F) {
 	for _, name := range []string{"storage-pod.bin", "storage-job.bin"} {
-		v := readShared(f, name)
+		v := readKube17(f, name)
 		for _, n := range []int{len(v), len(v) - 1, len(v) - 2, len(v) / 2, 100, 30, 21, 6, 5} {
 			f.Add("/registry/pods/default/pi-dqtsw", v[:n])
 		}

@@ -130,7 +130,7 @@ func TestIndentSortedMatchesMarshalIndent(t *testing.T) {
 
 func FuzzIndentSorted(f *testing.F) {
 	f.Add([]byte(`{"b":1,"a":{"d":[],"c":{}},"a<b":true,"é":[1,{"z":null,"y":-1.5e-7}]}`))
-	f.Add(readShared(f, "json-pod.json"))
+	f.Add(readKube17(f, "json-pod.json"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		if canonical, ok := canonicalJSON(src); ok {
 			checkIndentSorted(t, canonical)

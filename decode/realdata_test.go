@@ -19,11 +19,11 @@ func TestRealValuesDecodeToTheObjectsInTheirJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Decode(tt.key, readShared(t, tt.value))
+			got := Decode(tt.key, readKube17(t, tt.value))
 			if got.Format != FormatProtobuf || got.Problem != "" {
 				t.Fatalf("Decode = %s, want protobuf with no problem", got.Label())
 			}
-			wantJSON := readShared(t, tt.json)
+			wantJSON := readKube17(t, tt.json)
 			want, _, err := scheme.Codecs.UniversalDeserializer().Decode(wantJSON, nil, nil)
 			if err != nil {
 				t.Fatal(err)

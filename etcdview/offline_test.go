@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-const kube17 = "../../shared/testdata/kube-1.7/"
+const kube17 = "../testdata/kube-1.7/"
 
 func allKeys(t *testing.T, src Source, rev int64) []string {
 	t.Helper()
