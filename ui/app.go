@@ -163,7 +163,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case tea.KeyMsg:
-		return m, m.onKey(msg)
+		return m, m.onKeys(msg)
 	case tea.MouseMsg:
 		return m, m.onMouse(msg)
 	case common.FlashMsg:
@@ -217,6 +217,31 @@ func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
 func (m *Model) capturing() bool {
 	return (m.screen == Browse && !m.objectFocus && m.tree.Capturing()) || (m.screen == Tail && m.tail.Capturing())
 }
+
+// onKeys takes a key message as the terminal read it. Keys typed fast,
+// pasted, or batched by a slow link arrive in one read, and bubbletea hands
+// the printable runes of a read over as one message (detectOneMsg, in its
+// key.go), which no binding matches. Each rune is then a key of its own,
+// until a text input has the focus: it takes the rest whole, as typed text.
+func (m *Model) onKeys(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Alt {
+		return m.onKey(msg)
+	}
+	var cmds []tea.Cmd
+	for i, r := range msg.Runes {
+		if m.typing() {
+			rest := msg
+			rest.Runes = msg.Runes[i:]
+			return tea.Batch(append(cmds, m.onKey(rest))...)
+		}
+		cmds = append(cmds, m.onKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}))
+	}
+	return tea.Batch(cmds...)
+}
+
+// typing is true while a text input has the keys: the command line or a
+// pane's filter.
+func (m *Model) typing() bool { return m.commanding || m.capturing() }
 
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	switch {

@@ -65,3 +65,73 @@ func TestScreenKeysAndHelp(t *testing.T) {
 		}
 	}
 }
+
+// burst is what bubbletea makes of keys that arrive in one read: the
+// printable runes up to a space or a control key in one message, a space
+// or a control key on its own (detectOneMsg, in its key.go).
+func burst(keys string) []tea.KeyMsg {
+	var out []tea.KeyMsg
+	var run []rune
+	flush := func() {
+		if len(run) > 0 {
+			out = append(out, tea.KeyMsg{Type: tea.KeyRunes, Runes: run})
+			run = nil
+		}
+	}
+	for _, r := range keys {
+		switch r {
+		case ' ':
+			flush()
+			out = append(out, tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}})
+		case '\r', '\t':
+			flush()
+			out = append(out, tea.KeyMsg{Type: map[rune]tea.KeyType{'\r': tea.KeyEnter, '\t': tea.KeyTab}[r]})
+		default:
+			run = append(run, r)
+		}
+	}
+	flush()
+	return out
+}
+
+// feed hands msg to m and drives the commands it returns.
+func feed(m *Model, msg tea.Msg) {
+	uitest.Drive(func(msg tea.Msg) tea.Cmd { _, cmd := m.Update(msg); return cmd }, func() tea.Msg { return msg })
+}
+
+func TestKeysReadInOneBurstActAsTypedOneByOne(t *testing.T) {
+	for _, keys := range []string{":pods kube-system\r", "jjj", "/pods\rj", "2/web-0\r", "3?"} {
+		t.Run(keys, func(t *testing.T) {
+			t.Parallel() // each key waits out the timers it starts
+			typedTogetherAsOneByOne(t, keys)
+		})
+	}
+}
+
+func typedTogetherAsOneByOne(t *testing.T, keys string) {
+	oneByOne, together := appOn(uitest.Fixture()), appOn(uitest.Fixture())
+	for _, r := range keys {
+		for _, msg := range burst(string(r)) {
+			feed(oneByOne, msg)
+		}
+	}
+	for _, msg := range burst(keys) {
+		feed(together, msg)
+	}
+	if want, got := oneByOne.View(), together.View(); got != want {
+		t.Errorf("%q in one read:\n%s\nwant, as typed one key at a time:\n%s", keys, got, want)
+	}
+}
+
+func TestCommandTypedInOneBurstRuns(t *testing.T) {
+	tm, _ := newTest(t, 100, 30)
+	waitScreen(t, tm, "pods/", "etcd-0 ★")
+	for _, msg := range burst(":pods kube-system") {
+		tm.Send(msg)
+	}
+	press(tm, tea.KeyEnter)
+	waitScreen(t, tm, "/registry/pods/kube-system/", "coredns-0")
+	if got := finalView(t, tm); !strings.Contains(got, "/registry/pods/kube-system/") {
+		t.Errorf("the command typed in one burst did not open the level:\n%s", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/tail"
 
 	"github.com/etcdscope/etcdscope/ui/uitest"
@@ -111,4 +112,39 @@ func TestTailMemoryBounded(t *testing.T) {
 		t.Errorf("ring holds %d, dropped %d; want 100000 and 200000", r.Len(), r.Dropped())
 	}
 	runtime.KeepAlive(m)
+}
+
+// BenchmarkKeyPressObject1500KiB is one j (Update and View) in the object
+// pane on a ConfigMap of 1.5 MiB of data, on one line or in lines of 64
+// bytes, beside a 1 MiB annotation; MiB-held is what the open value costs
+// the UI after a collection.
+func BenchmarkKeyPressObject1500KiB(b *testing.B) {
+	for _, lineLen := range []int{0, 64} {
+		b.Run(fmt.Sprintf("lines-of-%d", lineLen), func(b *testing.B) {
+			src := uitest.New()
+			src.PutBig(1536<<10, lineLen)
+			var before, after runtime.MemStats
+			heldAfterGC(&before)
+			m := sized(src, 100)
+			_, open := m.Update(common.OpenObjectMsg{Key: uitest.BigKey, Focus: true})
+			m.Update(open())
+			heldAfterGC(&after)
+			if v := m.View(); !strings.Contains(v, uitest.BigKey+"  rev") {
+				b.Fatalf("the value did not open:\n%s", v)
+			}
+			for b.Loop() {
+				m.Update(keyJ)
+				_ = m.View()
+			}
+			b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/(1<<20), "MiB-held")
+		})
+	}
+}
+
+// heldAfterGC reads the heap once what is unreachable is gone: a second
+// collection empties the sync.Pool victim caches the first one fills.
+func heldAfterGC(ms *runtime.MemStats) {
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(ms)
 }

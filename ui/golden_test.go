@@ -25,13 +25,17 @@ const waitFor = 10 * time.Second
 func newTest(t *testing.T, w, h int) (*teatest.TestModel, *uitest.Source) {
 	t.Helper()
 	src := uitest.Fixture()
+	return startOn(t, w, h, Options{Source: src, Description: "fixture store", Flow: fixtureFlow()}), src
+}
+
+// startOn starts the UI with opts in a virtual terminal of w x h, with a
+// small tail, no status refreshes after the first, and no members to stop.
+func startOn(t *testing.T, w, h int, opts Options) *teatest.TestModel {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	m := New(ctx, Options{
-		Source: src, Description: "fixture store", TailBuffer: 100, RefreshInterval: time.Hour,
-		MembersOff: "the fixture has no members to stop", Flow: fixtureFlow(),
-	})
-	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h)), src
+	opts.TailBuffer, opts.RefreshInterval, opts.MembersOff = 100, time.Hour, "the fixture has no members to stop"
+	return teatest.NewTestModel(t, New(ctx, opts), teatest.WithInitialTermSize(w, h))
 }
 
 // fixtureFlow is a write trace of two writes, one of them refused, seen by

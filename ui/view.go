@@ -83,7 +83,7 @@ func (m *Model) headerTop() string {
 	if m.rev > 0 {
 		where = s.Note.Render(fmt.Sprintf("@rev %d", m.rev))
 	}
-	return m.spread(s.Title.Render("etcdscope")+"  "+desc, where)
+	return m.spread(s.Title.Render("etcdscope")+"  "+common.Text(desc), where)
 }
 
 func (m *Model) headerStatus() string {
@@ -92,7 +92,7 @@ func (m *Model) headerStatus() string {
 	health := s.Faint.Render("members: asking…")
 	if ok {
 		cl := st.Cluster
-		leader := s.Leader.Render("leader " + cluster.Leader(cl) + " ★")
+		leader := common.Render(s.Leader, "leader "+cluster.Leader(cl)+" ★")
 		if cluster.Leader(cl) == "" {
 			leader = s.Down.Render("no leader")
 		}
@@ -132,9 +132,9 @@ func (m *Model) flashLine() string {
 	case m.flash == "":
 		return ""
 	case m.flashErr:
-		return common.Fit(s.FlashErr.Render("✗ "+m.flash), m.width)
+		return common.Fit(common.Render(s.FlashErr, "✗ "+m.flash), m.width)
 	}
-	return common.Fit(s.Flash.Render("• "+m.flash), m.width)
+	return common.Fit(common.Render(s.Flash, "• "+m.flash), m.width)
 }
 
 func (m *Model) footer() string {

@@ -143,10 +143,10 @@ func (m *Model) View() string {
 		return common.FillHeight([]string{s.Faint.Render("asking the members for their status…")}, m.height)
 	}
 	cl := m.status.Cluster
-	title := s.Title.Render("cluster") + s.Faint.Render(fmt.Sprintf("  %s  revision %d  compacted at %d  %d/%d members up",
+	title := s.Title.Render("cluster") + common.Render(s.Faint, fmt.Sprintf("  %s  revision %d  compacted at %d  %d/%d members up",
 		cl.Description, cl.Revision, cl.CompactRevision, Up(cl), len(cl.Members)))
 	if m.status.Err != nil {
-		title += "  " + s.FlashErr.Render(m.status.Err.Error())
+		title += "  " + common.Render(s.FlashErr, m.status.Err.Error())
 	}
 	head := s.Bold.Render("  " + fmt.Sprintf(rowFormat, "NAME", "ROLE", "STATE", "TERM", "INDEX", "APPLIED", "REVISION", "DB SIZE", "ENDPOINT"))
 	lines := make([]common.Line, 0, len(cl.Members))
@@ -165,21 +165,22 @@ func (m *Model) row(mb etcdview.Member) common.Line {
 	case mb.Learner:
 		role = "learner"
 	}
+	// A name and the alarms are made Text before they are padded, so that
+	// an escaped one pads to its width on screen; the row is made Text whole.
+	name := common.Text(memberName(mb))
 	if mb.Err != nil {
-		plain := fmt.Sprintf(rowFormat, memberName(mb), "-", "unreachable", "-", "-", "-", "-", "-", mb.Endpoint) + "  " + firstLine(mb.Err.Error())
-		return common.Line{Plain: plain, Styled: s.Down.Render(plain)}
+		return common.StyledLine(s.Down, fmt.Sprintf(rowFormat, name, "-", "unreachable", "-", "-", "-", "-", "-", mb.Endpoint)+"  "+firstLine(mb.Err.Error()))
 	}
 	state := "running"
 	if len(mb.Alarms) > 0 {
-		state = strings.Join(mb.Alarms, ",")
+		state = common.Text(strings.Join(mb.Alarms, ","))
 	}
-	plain := fmt.Sprintf(rowFormat, memberName(mb), role, state, fmt.Sprint(mb.RaftTerm), fmt.Sprint(mb.RaftIndex),
+	plain := fmt.Sprintf(rowFormat, name, role, state, fmt.Sprint(mb.RaftTerm), fmt.Sprint(mb.RaftIndex),
 		fmt.Sprint(mb.Applied), fmt.Sprint(mb.Revision), humanize.IBytes(uint64(mb.DBSize)), mb.Endpoint)
-	styled := plain
 	if mb.Leader {
-		styled = s.Leader.Render(plain)
+		return common.StyledLine(s.Leader, plain)
 	}
-	return common.Line{Plain: plain, Styled: styled}
+	return common.NewLine(plain)
 }
 
 func firstLine(s string) string {

@@ -10,7 +10,7 @@ import (
 func (s *Styles) YAMLLines(text string) []Line {
 	lines := PlainLines(text)
 	for i := range lines {
-		lines[i].Styled = s.yamlLine(lines[i].Plain)
+		lines[i].styled = s.yamlLine(lines[i].plain)
 	}
 	return lines
 }
@@ -98,14 +98,14 @@ func (s *Styles) DiffLines(text string) []Line {
 	lines := PlainLines(text)
 	for i, l := range lines {
 		switch {
-		case strings.HasPrefix(l.Plain, "+++"), strings.HasPrefix(l.Plain, "---"):
-			lines[i].Styled = s.Bold.Render(l.Plain)
-		case strings.HasPrefix(l.Plain, "+"):
-			lines[i].Styled = s.DiffAdd.Render(l.Plain)
-		case strings.HasPrefix(l.Plain, "-"):
-			lines[i].Styled = s.DiffDel.Render(l.Plain)
-		case strings.HasPrefix(l.Plain, "@@"):
-			lines[i].Styled = s.DiffHunk.Render(l.Plain)
+		case strings.HasPrefix(l.plain, "+++"), strings.HasPrefix(l.plain, "---"):
+			lines[i].styled = s.Bold.Render(l.plain)
+		case strings.HasPrefix(l.plain, "+"):
+			lines[i].styled = s.DiffAdd.Render(l.plain)
+		case strings.HasPrefix(l.plain, "-"):
+			lines[i].styled = s.DiffDel.Render(l.plain)
+		case strings.HasPrefix(l.plain, "@@"):
+			lines[i].styled = s.DiffHunk.Render(l.plain)
 		}
 	}
 	return lines

@@ -7,22 +7,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Line is one precomputed row of text: Styled for ordinary display, Plain
-// for the cursor row, which is drawn in reverse video over the bare text.
-type Line struct {
-	Plain, Styled string
-}
-
-// PlainLines wraps text lines that carry no style.
-func PlainLines(text string) []Line {
-	parts := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	out := make([]Line, len(parts))
-	for i, p := range parts {
-		out[i] = Line{Plain: p, Styled: p}
-	}
-	return out
-}
-
 // Fit truncates s, which may hold escape sequences, to width cells.
 func Fit(s string, width int) string {
 	if width <= 0 {
@@ -59,10 +43,10 @@ func RenderRows(n int, c Cursor, row func(i int) Line, width int, sel lipgloss.S
 	for i := from; i < to; i++ {
 		l := row(i)
 		if mark && i == c.Pos {
-			rows = append(rows, sel.Render(Pad("> "+l.Plain, width)))
+			rows = append(rows, sel.Render(Pad("> "+l.plain, width)))
 			continue
 		}
-		rows = append(rows, Fit("  "+l.Styled, width))
+		rows = append(rows, Fit("  "+l.styled, width))
 	}
 	return FillHeight(rows, c.Height)
 }

@@ -7,6 +7,7 @@ package flow
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -240,7 +241,10 @@ func (m *Model) addReactions(rs []Reaction) {
 		if _, ok := m.reactions[r.Revision]; !ok {
 			m.revs = append(m.revs, r.Revision)
 		}
-		m.reactions[r.Revision] = append(m.reactions[r.Revision], r)
+		// Kept in the order the detail lists them, so View only reads.
+		held := m.reactions[r.Revision]
+		at := sort.Search(len(held), func(i int) bool { return held[i].Component > r.Component })
+		m.reactions[r.Revision] = slices.Insert(held, at, r)
 	}
 	for len(m.revs) > keepReactions {
 		delete(m.reactions, m.revs[0])
@@ -266,7 +270,7 @@ func (m *Model) View() string {
 		if note == "" {
 			note = "no API server: the write path shows in bundled mode, where etcdscope runs one"
 		}
-		return s.Faint.Render(note)
+		return common.Render(s.Faint, note)
 	}
 	rows := []string{common.Fit(m.membersLine(), m.width), s.Bold.Render(common.Fit("  "+m.row("REV", "VERB", "RESOURCE", "OBJECT", "BY", "µs: authn  authz mutate valid. encode   etcd"), m.width))}
 	list := common.RenderRows(len(m.writes), m.cursor, func(i int) common.Line {
@@ -277,9 +281,9 @@ func (m *Model) View() string {
 		}
 		plain := m.row(rev, w.Verb, w.Resource, objectName(w), w.User, stageColumns(w))
 		if w.Code >= 400 {
-			return common.Line{Plain: plain, Styled: s.Deleted.Render(plain)}
+			return common.StyledLine(s.Deleted, plain)
 		}
-		return common.Line{Plain: plain, Styled: plain}
+		return common.NewLine(plain)
 	}, m.width, s.Selection(m.focused), true)
 	rows = append(rows, list)
 	if len(m.writes) == 0 {
@@ -291,7 +295,7 @@ func (m *Model) View() string {
 }
 
 func (m *Model) row(rev, verb, resource, object, user, stages string) string {
-	return fmt.Sprintf("%-8s %-10s %-26s %-33s %-28s %s", rev, common.Fit(verb, 10), common.Fit(resource, 26), common.Fit(object, 33), common.Fit(user, 28), stages)
+	return fmt.Sprintf("%-8s %s %s %s %s %s", rev, common.Cell(verb, 10), common.Cell(resource, 26), common.Cell(object, 33), common.Cell(user, 28), stages)
 }
 
 func objectName(w Write) string {
@@ -322,10 +326,11 @@ func (m *Model) membersLine() string {
 		parts = append(parts, s.Note.Render("paused"))
 	}
 	for _, mb := range m.members {
-		p := fmt.Sprintf("%s applied %d", mb.Name, mb.Applied)
+		name := common.Text(mb.Name)
+		p := fmt.Sprintf("%s applied %d", name, mb.Applied)
 		switch {
 		case !mb.Running:
-			p = s.Down.Render(mb.Name + " down")
+			p = s.Down.Render(name + " down")
 		case mb.Leader:
 			p = s.Leader.Render(p + " ★")
 		case mb.Applied < lead:
@@ -334,7 +339,7 @@ func (m *Model) membersLine() string {
 		parts = append(parts, p)
 	}
 	if m.feed.Note != "" {
-		parts = append(parts, s.Faint.Render(m.feed.Note))
+		parts = append(parts, common.Render(s.Faint, m.feed.Note))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -355,14 +360,14 @@ func (m *Model) detail() []string {
 		}
 	}
 	var total time.Duration
-	steps := []string{s.Bold.Render(w.User)}
+	steps := []string{common.Render(s.Bold, w.User)}
 	for _, st := range w.Stages {
 		total += st.Duration
 		name := st.Name
 		if st.Name == "etcd txn" {
 			name = "etcd txn on " + leader + " (Raft to a majority)"
 		}
-		steps = append(steps, fmt.Sprintf("%s %s", s.Key.Render(name), fmtDuration(st.Duration)))
+		steps = append(steps, fmt.Sprintf("%s %s", common.Render(s.Key, name), fmtDuration(st.Duration)))
 	}
 	outcome := s.Added.Render(fmt.Sprintf("committed at revision %d", w.Revision))
 	if w.Revision == 0 {
@@ -370,7 +375,7 @@ func (m *Model) detail() []string {
 	}
 	steps = append(steps, outcome)
 	out := []string{sep,
-		common.Fit(fmt.Sprintf("%s %s %s  %s  in %s", s.Bold.Render(w.Verb), w.Resource, objectName(w), s.Faint.Render(w.Key), fmtDuration(total)), m.width),
+		common.Fit(fmt.Sprintf("%s %s  %s  in %s", common.Render(s.Bold, w.Verb), common.Text(w.Resource+" "+objectName(w)), common.Render(s.Faint, w.Key), fmtDuration(total)), m.width),
 	}
 	out = append(out, wrap(steps, " → ", m.width)...)
 	rs := m.reactions[w.Revision]
@@ -378,7 +383,6 @@ func (m *Model) detail() []string {
 		return append(out, s.Faint.Render("no watcher reacted yet"))
 	}
 	out = append(out, "watchers that received revision "+fmt.Sprint(w.Revision)+":")
-	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Component < rs[j].Component })
 	var names []string
 	seen := map[string]bool{}
 	for _, r := range rs {
@@ -388,7 +392,7 @@ func (m *Model) detail() []string {
 		}
 		if !seen[label] {
 			seen[label] = true
-			names = append(names, label)
+			names = append(names, common.Text(label))
 		}
 	}
 	return append(out, wrap(names, " · ", m.width)...)

@@ -1,6 +1,8 @@
 package flow
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +111,22 @@ func TestWithoutAnAPIServerThePaneSaysWhy(t *testing.T) {
 	m.SetSize(100, 20)
 	if m.Init() != nil || !strings.Contains(m.View(), "the write path shows in bundled mode") {
 		t.Errorf("no feed: %q", m.View())
+	}
+}
+
+func TestViewLeavesTheModelAsItWas(t *testing.T) {
+	m := open()
+	m.Update(WritesMsg{Writes: []Write{write("a", 121)}})
+	m.Update(ReactionsMsg{Reactions: []Reaction{
+		{Revision: 121, Component: "scheduler"}, {Revision: 121, Component: "kube-proxy"}, {Revision: 121, Component: "endpoints controller"},
+	}})
+	before := slices.Clone(m.reactions[121])
+	cursor, writes := m.cursor, slices.Clone(m.writes)
+	got := m.View()
+	if !slices.Equal(before, m.reactions[121]) || m.cursor != cursor || !reflect.DeepEqual(writes, m.writes) {
+		t.Errorf("View changed the model: reactions %v, were %v", m.reactions[121], before)
+	}
+	if !strings.Contains(got, "endpoints controller · kube-proxy · scheduler") {
+		t.Errorf("watchers not listed by name:\n%s", got)
 	}
 }

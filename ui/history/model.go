@@ -207,7 +207,7 @@ func (m *Model) selectEntry() tea.Cmd {
 
 func detailLines(s *common.Styles, entries []etcdview.Entry, i int) []common.Line {
 	e := entries[i]
-	heading := func(t string) common.Line { return common.Line{Plain: t, Styled: s.Title.Render(t)} }
+	heading := func(t string) common.Line { return common.StyledLine(s.Title, t) }
 	var out []common.Line
 	var before *etcdview.Entry
 	if i+1 < len(entries) {
@@ -240,12 +240,12 @@ func (m *Model) View() string {
 	case m.key == "":
 		return common.FillHeight([]string{s.Faint.Render("no history yet: press h on a key in browse or on a tail row")}, m.height)
 	case m.err != nil:
-		return common.FillHeight([]string{common.Fit(s.Title.Render(m.key), m.width), common.Fit(s.FlashErr.Render(m.err.Error()), m.width)}, m.height)
+		return common.FillHeight([]string{common.Fit(common.Render(s.Title, m.key), m.width), common.Fit(common.Render(s.FlashErr, m.err.Error()), m.width)}, m.height)
 	case m.loading && m.h.Key != m.key:
-		return common.FillHeight([]string{common.Fit(s.Title.Render(m.key), m.width), s.Faint.Render("reading history…")}, m.height)
+		return common.FillHeight([]string{common.Fit(common.Render(s.Title, m.key), m.width), s.Faint.Render("reading history…")}, m.height)
 	}
 	lw := m.listWidth()
-	title := s.Title.Render("history "+decode.EscapeKey(m.key)) + s.Faint.Render(fmt.Sprintf("  %d revisions retained, store at %d", len(m.h.Entries), m.h.Revision))
+	title := common.Render(s.Title, "history "+decode.EscapeKey(m.key)) + s.Faint.Render(fmt.Sprintf("  %d revisions retained, store at %d", len(m.h.Entries), m.h.Revision))
 	left := common.Fit(s.Bold.Render("  "+fmt.Sprintf("%-9s %-4s %7s %s", "REV", "VER", "SIZE", "CHANGES")), lw) + "\n" + m.listView(lw)
 	detail := m.details[m.cursor.Pos]
 	right := common.RenderWindow(detail, m.detailCursor, m.width-lw-1, s.Selection(m.detailFocus && m.focused), m.detailFocus && m.focused)
@@ -258,16 +258,13 @@ func (m *Model) listView(width int) string {
 	s := m.common.Styles
 	row := func(i int) common.Line {
 		if i == len(m.h.Entries) {
-			t := "── " + m.h.Truncated() + " ──"
-			return common.Line{Plain: t, Styled: s.Note.Render(t)}
+			return common.StyledLine(s.Note, "── "+m.h.Truncated()+" ──")
 		}
 		e := m.h.Entries[i]
 		if e.Deleted {
-			plain := fmt.Sprintf("%-9d %-4s %7s %s", e.KV.ModRevision, "-", "-", "DELETED")
-			return common.Line{Plain: plain, Styled: s.Deleted.Render(plain)}
+			return common.StyledLine(s.Deleted, fmt.Sprintf("%-9d %-4s %7s %s", e.KV.ModRevision, "-", "-", "DELETED"))
 		}
-		plain := fmt.Sprintf("%-9d %-4d %7d %s", e.KV.ModRevision, e.KV.Version, len(e.KV.Value), m.summary[i])
-		return common.Line{Plain: plain, Styled: plain}
+		return common.NewLine(fmt.Sprintf("%-9d %-4d %7d %s", e.KV.ModRevision, e.KV.Version, len(e.KV.Value), m.summary[i]))
 	}
 	return common.RenderRows(m.rows(), m.cursor, row, width, s.Selection(m.focused && !m.detailFocus), true)
 }

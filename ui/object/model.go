@@ -106,8 +106,12 @@ func readError(key string, rev int64, err error) error {
 	return fmt.Errorf("get %s at %s: %w", key, at, err)
 }
 
-// redecode renders the value held again, after a decoder option changed.
+// redecode renders the value held again, after a decoder option changed;
+// a read under way is made again, with the option.
 func (m *Model) redecode() tea.Cmd {
+	if m.state == loading {
+		return m.Open(m.key, m.rev)
+	}
 	if m.r.KV == nil {
 		return nil
 	}
@@ -190,10 +194,13 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.showManaged = !m.showManaged
 		return m.redecode()
 	case key.Matches(msg, m.keys.Secrets):
-		m.showSecrets = !m.showSecrets
-		if m.r.Object.GVK.Kind != "Secret" {
+		switch {
+		case m.state != ready:
+			return nil // what is read may or may not be a Secret
+		case m.r.Kind != "Secret":
 			return common.Flash("x reveals Secret data; this is no Secret")
 		}
+		m.showSecrets = !m.showSecrets
 		return m.redecode()
 	case key.Matches(msg, m.keys.Fold):
 		m.toggleFold()
@@ -271,8 +278,7 @@ func (m *Model) layoutYAML() {
 	for i, s := range m.r.Sections {
 		if m.folded[s.Name] {
 			note := fmt.Sprintf(" … %d lines folded", len(s.Lines)-1)
-			head := s.Lines[0]
-			m.lines = append(m.lines, common.Line{Plain: head.Plain + note, Styled: head.Styled + faint.Render(note)})
+			m.lines = append(m.lines, s.Lines[0].Append(common.StyledLine(faint, note)))
 			m.owner = append(m.owner, i)
 			continue
 		}
@@ -291,14 +297,14 @@ func (m *Model) View() string {
 	case empty:
 		return common.FillHeight([]string{s.Faint.Render("select a key to see its value")}, m.height)
 	case failed:
-		return common.FillHeight([]string{common.Fit(s.Title.Render(m.key), m.width), common.Fit(s.FlashErr.Render(m.err.Error()), m.width)}, m.height)
+		return common.FillHeight([]string{common.Fit(common.Render(s.Title, m.key), m.width), common.Fit(common.Render(s.FlashErr, m.err.Error()), m.width)}, m.height)
 	case loading:
 		if m.r.KV == nil {
-			return common.FillHeight([]string{common.Fit(s.Title.Render(m.key), m.width), s.Faint.Render("reading…")}, m.height)
+			return common.FillHeight([]string{common.Fit(common.Render(s.Title, m.key), m.width), s.Faint.Render("reading…")}, m.height)
 		}
 	}
 	kv := m.r.KV
-	title = s.Title.Render(decode.EscapeKey(kv.Key)) + s.Faint.Render(fmt.Sprintf("  rev %d  %s", kv.ModRevision, m.mode))
+	title = common.Render(s.Title, decode.EscapeKey(kv.Key)) + s.Faint.Render(fmt.Sprintf("  rev %d  %s", kv.ModRevision, m.mode))
 	var flags []string
 	if m.showManaged {
 		flags = append(flags, "managedFields shown")

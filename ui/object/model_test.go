@@ -6,6 +6,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 	"github.com/muesli/termenv"
 )
@@ -78,5 +80,72 @@ func TestOpenAtRevisionShowsTheOlderValue(t *testing.T) {
 	if got := m.View(); !strings.Contains(got, "image: nginx:1.27") || !strings.Contains(got, "rev 11") {
 		t.Errorf("at revision 11:\n%s", got)
 	}
-	var _ tea.Model
+}
+
+func TestXOnAValueThatIsNoSecretOnlySaysSo(t *testing.T) {
+	m := opened(t, "/registry/configmaps/kube-system/coredns")
+	var flashes []string
+	update := func(msg tea.Msg) tea.Cmd {
+		if f, ok := msg.(common.FlashMsg); ok {
+			flashes = append(flashes, f.Text)
+			return nil
+		}
+		return m.Update(msg)
+	}
+	uitest.Press(update, "x")
+	if got := m.View(); strings.Contains(got, "secrets shown") || m.showSecrets {
+		t.Errorf("x on a ConfigMap flipped the secrets state:\n%s", got)
+	}
+	if len(flashes) != 1 || !strings.Contains(flashes[0], "this is no Secret") {
+		t.Errorf("flashes %q, want one saying this is no Secret", flashes)
+	}
+	uitest.Drive(update, m.Open("/registry/secrets/default/db-password", 0))
+	uitest.Press(update, "x")
+	if got := m.View(); !strings.Contains(got, "aHVudGVyMg==") || !strings.Contains(got, "secrets shown") {
+		t.Errorf("one x on the Secret opened next did not reveal it:\n%s", got)
+	}
+}
+
+func TestOptionKeyDuringAReadAppliesToTheValueRead(t *testing.T) {
+	m := opened(t, "/registry/pods/default/web-0")
+	read := m.Open("/registry/configmaps/kube-system/coredns", 0)
+	uitest.Press(m.Update, "m")
+	uitest.Drive(m.Update, read)
+	got := m.View()
+	if !strings.Contains(got, "/registry/configmaps/kube-system/coredns  rev") || !strings.Contains(got, "Corefile") || !strings.Contains(got, "managedFields shown") {
+		t.Errorf("m during the read of the ConfigMap:\n%s", got)
+	}
+}
+
+func TestValueOf1500KiBShowsIntactInEveryMode(t *testing.T) {
+	for _, lineLen := range []int{0, 64} {
+		src := uitest.Fixture()
+		src.PutBig(1536<<10, lineLen)
+		m := New(uitest.Common(src))
+		m.SetSize(90, 40)
+		m.Focus(true)
+		// Each read and decode runs to its end, however long it takes
+		// here: no timer is involved.
+		m.Update(m.Open(uitest.BigKey, 0)())
+		for _, keys := range [][]string{{"y"}, {"y", "G"}, {"o"}, {"o", "G"}, {"b"}, {"e"}, {"m"}} {
+			for _, k := range keys {
+				if cmd := m.Update(uitest.Key(k)); cmd != nil {
+					m.Update(cmd())
+				}
+			}
+			got := m.View()
+			rows := strings.Split(got, "\n")
+			if !strings.HasPrefix(got, uitest.BigKey+"  rev") || len(rows) != 40 {
+				t.Errorf("lines of %d, %v: the title or the height is lost:\n%s", lineLen, keys, got)
+			}
+			for i, r := range rows {
+				if w := ansi.StringWidth(r); w > 90 {
+					t.Errorf("lines of %d, %v: row %d is %d cells wide", lineLen, keys, i, w)
+				}
+			}
+			if bad := uitest.Active(got); len(bad) > 0 {
+				t.Errorf("lines of %d, %v: %v in\n%s", lineLen, keys, bad, got)
+			}
+		}
+	}
 }

@@ -17,8 +17,11 @@ const maxRawBytes = 64 << 10
 // Rendered is a value decoded and laid out for every view mode, made in the
 // command that read it so that View only slices.
 type Rendered struct {
-	KV       *etcdview.KV
-	Object   decode.Object
+	KV *etcdview.KV
+	// Kind is the decoded object's kind, "" for a value that is no object.
+	// The decoded object itself is not kept: on a large value it is several
+	// times the size of the lines that show it.
+	Kind     string
 	Head     []common.Line // apiVersion and kind, or the label of a non-object
 	Sections []Section
 	JSON     []common.Line
@@ -35,23 +38,21 @@ type Section struct {
 // Render decodes kv with d and lays it out.
 func Render(s *common.Styles, d decode.Decoder, kv *etcdview.KV) Rendered {
 	o := d.DecodeAt(kv.Key, kv.Value, kv.ModRevision)
-	r := Rendered{KV: kv, Object: o}
+	r := Rendered{KV: kv, Kind: o.GVK.Kind}
 	if o.Object != nil {
 		r.Head = s.YAMLLines(fmt.Sprintf("apiVersion: %s\nkind: %s", o.GVK.GroupVersion().String(), o.GVK.Kind))
 	} else {
-		r.Head = []common.Line{{Plain: "# " + o.Label(), Styled: s.YAMLComment.Render("# " + o.Label())}}
+		r.Head = []common.Line{common.StyledLine(s.YAMLComment, "# "+o.Label())}
 	}
 	if o.Problem != "" {
-		p := "# problem: " + o.Problem
-		r.Head = append(r.Head, common.Line{Plain: p, Styled: s.FlashErr.Render(p)})
+		r.Head = append(r.Head, common.StyledLine(s.FlashErr, "# problem: "+o.Problem))
 	}
 	for _, sec := range o.Sections {
 		lines := common.PlainLines(sec.Text)
 		if o.Object != nil {
 			lines = s.YAMLLines(sec.Text)
 		} else {
-			heading := "# " + sec.Name
-			lines = append([]common.Line{{Plain: heading, Styled: s.YAMLComment.Render(heading)}}, lines...)
+			lines = append([]common.Line{common.StyledLine(s.YAMLComment, "# "+sec.Name)}, lines...)
 		}
 		r.Sections = append(r.Sections, Section{Name: sec.Name, Lines: lines})
 	}

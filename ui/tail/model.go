@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 )
@@ -420,107 +419,4 @@ func (m *Model) summariseVisible() tea.Cmd {
 	}
 	m.summarising = true
 	return summarise(m.common, changes)
-}
-
-// View draws the status line, the filter, the column heads and the rows in
-// view; or the diff of one row.
-func (m *Model) View() string {
-	if m.detail != nil {
-		return m.detailView()
-	}
-	s := m.common.Styles
-	head := []string{common.Fit(m.status(), m.width)}
-	switch {
-	case m.filtering:
-		head = append(head, common.Fit(m.input.View(), m.width))
-	case m.filter != "" || m.scope != "":
-		head = append(head, common.Fit(s.Faint.Render(fmt.Sprintf("scope %s  filter %q  (%d rows, esc clears)", orAll(m.scope), m.filter, m.n())), m.width))
-	}
-	cols := m.columns()
-	head = append(head, common.Fit(s.Bold.Render("  "+cols.format("REV", "TYPE", "RESOURCE", "NAMESPACE/NAME", "SIZE", "CHANGES")), m.width))
-
-	row := func(i int) common.Line { return m.row(m.ring.At(m.seqAt(i)), cols) }
-	body := common.RenderRows(m.n(), m.cursor, row, m.width, s.Selection(m.focused), true)
-	if m.n() == 0 {
-		body = common.FillHeight([]string{s.Faint.Render("  waiting for events below " + Prefix + "…")}, m.cursor.Height)
-	}
-	return strings.Join(head, "\n") + "\n" + body
-}
-
-func orAll(p string) string {
-	if p == "" {
-		return Prefix
-	}
-	return p
-}
-
-func (m *Model) status() string {
-	s := m.common.Styles
-	b := m.ring
-	mode := s.Added.Render("following")
-	if !m.follow {
-		mode = s.Modified.Render(fmt.Sprintf("PAUSED, %d new", b.Total()-m.pausedAt))
-	}
-	if m.ended {
-		mode = s.Deleted.Render("watch ended")
-	}
-	return fmt.Sprintf("%s  %s  %d events, %d kept of %d, %d dropped", s.Title.Render("tail "+orAll(m.scope)), mode, b.Total(), b.Len(), b.Cap(), b.Dropped())
-}
-
-func (m *Model) detailView() string {
-	s := m.common.Styles
-	d := m.detail
-	title := common.Fit(s.Title.Render(d.title)+s.Faint.Render("  esc back · h history"), m.width)
-	switch {
-	case d.loading:
-		return common.FillHeight([]string{title, s.Faint.Render("reading…")}, m.height)
-	case d.err != nil:
-		return common.FillHeight([]string{title, common.Fit(s.FlashErr.Render(d.err.Error()), m.width)}, m.height)
-	}
-	return title + "\n" + common.RenderWindow(d.lines, d.cursor, m.width, s.Selected, true)
-}
-
-// columns are the widths of the row cells for the pane's width.
-type columns struct{ rev, typ, res, name, size int }
-
-func (m *Model) columns() columns {
-	c := columns{rev: 9, typ: 9, res: 18, size: 7}
-	rest := m.width - 2 - c.rev - c.typ - c.res - c.size - 5
-	c.name = max(12, min(48, rest/2))
-	return c
-}
-
-func (c columns) format(rev, typ, res, name, size, changes string) string {
-	return fmt.Sprintf("%-*s %-*s %-*s %-*s %*s %s", c.rev, rev, c.typ, typ, c.res, common.Fit(res, c.res), c.name, common.Fit(name, c.name), c.size, size, changes)
-}
-
-func (m *Model) row(r *Row, cols columns) common.Line {
-	s := m.common.Styles
-	if r.Type == "" {
-		plain := fmt.Sprintf("%-*d ── %s ──", cols.rev, r.Rev, r.Note)
-		return common.Line{Plain: plain, Styled: s.Note.Render(plain)}
-	}
-	name := r.Name
-	if r.Namespace != "" {
-		name = r.Namespace + "/" + r.Name
-	}
-	summary := r.Summary
-	if !r.summarised {
-		summary = "…"
-	}
-	plain := cols.format(fmt.Sprint(r.Rev), string(r.Type), r.Resource, name, fmt.Sprint(r.Size), summary)
-	typ := fmt.Sprintf("%-*s", cols.typ, r.Type)
-	styled := strings.Replace(plain, typ, m.typeStyle(r.Type).Render(typ), 1)
-	return common.Line{Plain: plain, Styled: styled}
-}
-
-func (m *Model) typeStyle(t etcdview.EventType) lipgloss.Style {
-	s := m.common.Styles
-	switch t {
-	case etcdview.Added:
-		return s.Added
-	case etcdview.Deleted:
-		return s.Deleted
-	}
-	return s.Modified
 }

@@ -57,7 +57,8 @@ func (ld *loaded) tally() {
 	}
 }
 
-// LevelsMsg carries the levels of a path, root first, read for request gen.
+// LevelsMsg carries the levels of a path, root first, read for request gen;
+// or, when one of them failed, err and no level.
 type LevelsMsg struct {
 	gen    int
 	levels []loaded
@@ -94,8 +95,7 @@ func loadPath(c common.Common, gen int, root, path string, rev int64, selected s
 			}
 			l, err := loadLevel(c, prefix, count, rev, tryList)
 			if err != nil {
-				msg.err = err
-				break
+				return LevelsMsg{gen: gen, err: err}
 			}
 			msg.levels = append(msg.levels, l)
 			parent = l.children
@@ -110,7 +110,11 @@ func loadOne(c common.Common, gen int, prefix string, count, rev int64, tryList,
 	return func() tea.Msg {
 		start := time.Now()
 		l, err := loadLevel(c, prefix, count, rev, tryList)
-		return LevelsMsg{gen: gen, levels: []loaded{l}, reload: reload, took: time.Since(start), err: err}
+		msg := LevelsMsg{gen: gen, reload: reload, took: time.Since(start), err: err}
+		if err == nil {
+			msg.levels = []loaded{l}
+		}
+		return msg
 	}
 }
 

@@ -5,14 +5,12 @@
 package tree
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/sahilm/fuzzy"
@@ -199,7 +197,9 @@ func (m *Model) onLevels(msg LevelsMsg) tea.Cmd {
 	}
 	m.loading = false
 	m.loadedAt, m.took = time.Now(), msg.took
-	if len(msg.levels) == 0 {
+	if msg.err != nil {
+		// The open level stays on screen; the error goes to the status
+		// line, and into the pane only while no level is open.
 		m.err = msg.err
 		return common.FlashErr(msg.err)
 	}
@@ -225,11 +225,7 @@ func (m *Model) onLevels(msg LevelsMsg) tea.Cmd {
 		m.previewed = msg.selected
 	}
 	l.cursor.Clamp(l.rows())
-	cmd := tea.Batch(m.moved(), m.countMore())
-	if msg.err != nil {
-		return tea.Batch(cmd, common.FlashErr(msg.err))
-	}
-	return cmd
+	return tea.Batch(m.moved(), m.countMore())
 }
 
 // Reload reads the open level again, keeping the cursor on its entry.
@@ -283,9 +279,6 @@ func (m *Model) onReload(msg LevelsMsg) tea.Cmd {
 	}
 	l.cursor.Clamp(l.rows())
 	cmds := []tea.Cmd{m.countMore()}
-	if msg.err != nil {
-		cmds = append(cmds, common.FlashErr(msg.err))
-	}
 	if now, ok := m.Selected(); ok && now.Prefix != selected.Prefix {
 		cmds = append(cmds, m.moved())
 	}
@@ -438,70 +431,4 @@ func (m *Model) preview() tea.Cmd {
 	}
 	m.previewed = ch.Prefix
 	return common.Send(common.OpenObjectMsg{Key: ch.Prefix})
-}
-
-// View draws the open level: its prefix and size, the filter, the window
-// of rows around the cursor.
-func (m *Model) View() string {
-	s := m.common.Styles
-	l := m.top()
-	var head []string
-	switch {
-	case l == nil && m.err != nil:
-		return common.FillHeight([]string{s.FlashErr.Render(common.Fit(m.err.Error(), m.width))}, m.height)
-	case l == nil:
-		return common.FillHeight([]string{s.Faint.Render("loading " + Root + "…")}, m.height)
-	}
-	head = append(head, common.Fit(s.Title.Render(l.prefix)+"  "+s.Faint.Render(m.sizeNote(l)), m.width))
-	if m.filtering {
-		head = append(head, common.Fit(m.input.View(), m.width))
-	} else if l.filter != "" {
-		head = append(head, common.Fit(s.Faint.Render(fmt.Sprintf("/%s  (%d of %d, esc clears)", l.filter, l.rows(), len(l.children))), m.width))
-	}
-	body := common.RenderRows(l.rows(), l.cursor, func(i int) common.Line { return m.row(l.child(i)) }, m.width, s.Selection(m.focused), true)
-	if l.rows() == 0 {
-		body = common.FillHeight([]string{s.Faint.Render("  (nothing here)")}, l.cursor.Height)
-	}
-	return strings.Join(head, "\n") + "\n" + body
-}
-
-// sizeNote is what is known of the level's size: "N keys", "N+ keys" while
-// counts are missing, and how much of a paged level is loaded.
-func (m *Model) sizeNote(l *level) string {
-	var size, notes []string
-	switch {
-	case l.uncounted == 0:
-		size = append(size, fmt.Sprintf("%d keys", l.count))
-	case l.count > 0:
-		size = append(size, fmt.Sprintf("%d+ keys", l.count))
-	}
-	if l.next != nil {
-		size = append(size, fmt.Sprintf("%d loaded", len(l.children)))
-	}
-	if len(size) > 0 {
-		notes = append(notes, strings.Join(size, ", "))
-	}
-	if l.counting() {
-		notes = append(notes, "counting…")
-	}
-	if m.loading {
-		notes = append(notes, "loading…")
-	}
-	return strings.Join(notes, "  ")
-}
-
-func (m *Model) row(ch etcdview.Child) common.Line {
-	s := m.common.Styles
-	w := max(m.width-2, 10)
-	if !ch.Dir {
-		return common.Line{Plain: ch.Name, Styled: ch.Name}
-	}
-	count, style := fmt.Sprint(ch.Count), s.Count
-	if ch.Count == etcdview.CountUnknown {
-		count, style = "…", s.Faint // not counted yet
-	}
-	cw := lipgloss.Width(count)
-	name := common.Fit(ch.Name, w-cw-1)
-	gap := strings.Repeat(" ", max(1, w-lipgloss.Width(name)-cw))
-	return common.Line{Plain: name + gap + count, Styled: s.Dir.Render(name) + gap + style.Render(count)}
 }

@@ -2,6 +2,7 @@ package uitest
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
@@ -76,4 +77,23 @@ func Fixture() *Source {
 	s.PutObject(Pod("default", "web-0", "nginx:1.28", true))
 	s.Put("/registry/masterleases/10.0.0.1", []byte("\x00\x01binary lease"))
 	return s
+}
+
+// BigKey is where PutBig writes.
+const BigKey = "/registry/configmaps/default/big"
+
+// PutBig writes a ConfigMap at BigKey as a user who abuses the API might:
+// size bytes of data, in lines of lineLen bytes or, when lineLen is 0, on
+// one line; and an annotation of 1 MiB on one line that ends with an
+// escape sequence.
+func (s *Source) PutBig(size, lineLen int) int64 {
+	unit := "0123456789abcdef"
+	if lineLen > 0 {
+		unit = strings.Repeat("x", lineLen-1) + "\n"
+	}
+	return s.PutObject(&corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "big", CreationTimestamp: created,
+			Annotations: map[string]string{"note": strings.Repeat("x", 1<<20) + "\x1b]0;pwned\x07"}},
+		Data: map[string]string{"blob": strings.Repeat(unit, size/len(unit))},
+	})
 }
