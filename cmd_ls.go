@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -70,8 +71,11 @@ func listLevel(cmd *cobra.Command, src etcdview.Source, prefix string, rev int64
 	if err != nil || len(lvl.Children) > 0 || dir == prefix {
 		return lvl, err
 	}
-	if _, err := src.Get(cmd.Context(), prefix, lvl.Revision); err == nil {
+	switch _, err := src.Get(cmd.Context(), prefix, lvl.Revision); {
+	case err == nil:
 		lvl.Children = []etcdview.Child{{Name: prefix, Prefix: prefix, Count: 1}}
+	case !errors.Is(err, etcdview.ErrNotFound):
+		return lvl, err
 	}
 	return lvl, nil
 }
@@ -93,8 +97,11 @@ func printTotal(cmd *cobra.Command, src etcdview.Source, prefix string, rev int6
 		return err
 	}
 	if n == 0 && dir != prefix {
-		if _, err := src.Get(cmd.Context(), prefix, rev); err == nil {
+		switch _, err := src.Get(cmd.Context(), prefix, rev); {
+		case err == nil:
 			n = 1
+		case !errors.Is(err, etcdview.ErrNotFound):
+			return err
 		}
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), n)

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/spf13/cobra"
 )
 
 func TestLsOnAKubernetes17DataFile(t *testing.T) {
@@ -73,4 +79,35 @@ func TestLsOnAKubernetes17DataFile(t *testing.T) {
 func mustAtoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+// failingGet is a source whose level is empty and whose Get fails with
+// something other than "not found".
+type failingGet struct {
+	etcdview.Source
+	err error
+}
+
+func (f failingGet) Children(context.Context, string, int64) (etcdview.Level, error) {
+	return etcdview.Level{Revision: 7}, nil
+}
+
+func (f failingGet) Count(context.Context, string, int64) (int64, error) { return 0, nil }
+
+func (f failingGet) Get(context.Context, string, int64) (*etcdview.KV, error) { return nil, f.err }
+
+func TestLsReportsAFailedGetAndListsAMissingKeyAsNothing(t *testing.T) {
+	cmd := &cobra.Command{}
+	cmd.SetContext(context.Background())
+	refused := errors.New("get /registry/x at rev 7: permission denied")
+	if _, err := listLevel(cmd, failingGet{err: refused}, "/registry/x", 0); !errors.Is(err, refused) {
+		t.Errorf("ls of a key whose Get fails: err %v, want %v", err, refused)
+	}
+	if err := printTotal(cmd, failingGet{err: refused}, "/registry/x", 0); !errors.Is(err, refused) {
+		t.Errorf("ls --count of a key whose Get fails: err %v, want %v", err, refused)
+	}
+	lvl, err := listLevel(cmd, failingGet{err: fmt.Errorf("get: %w", etcdview.ErrNotFound)}, "/registry/x", 0)
+	if err != nil || len(lvl.Children) != 0 {
+		t.Errorf("ls of a missing key: %v, %v; want nothing listed and no error", lvl.Children, err)
+	}
 }

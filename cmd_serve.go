@@ -27,9 +27,14 @@ With --apiserver it also runs the built-in Kubernetes API server in front of
 the cluster, on a free loopback port, writes a kubeconfig with an admin and a
 read-only viewer user into the data dir, and adds KUBECONFIG to the line, so
 that kubectl reaches it too.`,
-		Args: cobra.NoArgs,
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{stopsOnSignal: "yes"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if k, _ := conn.kind(); k != bundledSource {
+			k, err := conn.kind()
+			if err != nil {
+				return err
+			}
+			if k != bundledSource {
 				return fmt.Errorf("serve runs the bundled cluster: drop --endpoints and --db")
 			}
 			opts.DataDir = conn.dataDir

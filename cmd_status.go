@@ -32,7 +32,11 @@ describes the data file.`,
 					return err
 				}
 				if output == outputJSON {
-					return writeDoc(cmd.OutOrStdout(), outputJSON, statusDoc(cl))
+					w := paletteFor(cmd.OutOrStdout()).writer(cmd.OutOrStdout())
+					if err := writeDoc(w, outputJSON, statusDoc(cl)); err != nil {
+						return err
+					}
+					return w.Flush()
 				}
 				return printStatus(cmd.OutOrStdout(), paletteFor(cmd.OutOrStdout()), cl)
 			})
@@ -43,7 +47,9 @@ describes the data file.`,
 }
 
 func printStatus(w io.Writer, p palette, cl etcdview.Cluster) error {
-	fmt.Fprintf(w, "%s, revision %d", cl.Description, cl.Revision)
+	// Names, endpoints and versions are what the members say of
+	// themselves: shown inert, as everything else read from etcd.
+	fmt.Fprintf(w, "%s, revision %d", p.text(cl.Description), cl.Revision)
 	if cl.CompactRevision > 0 {
 		fmt.Fprintf(w, ", compacted at %d", cl.CompactRevision)
 	}
@@ -52,7 +58,7 @@ func printStatus(w io.Writer, p palette, cl etcdview.Cluster) error {
 	fmt.Fprintln(tw, "NAME\tENDPOINT\tID\tVERSION\tDB SIZE\tIN USE\tLEADER\tTERM\tINDEX\tAPPLIED\tREVISION\tERRORS")
 	for _, m := range cl.Members {
 		if m.Err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t%x\t\t\t\t\t\t\t\t\t%s\n", m.Name, m.Endpoint, m.ID, p.removed("unreachable: "+m.Err.Error()))
+			fmt.Fprintf(tw, "%s\t%s\t%x\t\t\t\t\t\t\t\t\t%s\n", p.text(m.Name), p.text(m.Endpoint), m.ID, p.removed("unreachable: "+m.Err.Error()))
 			continue
 		}
 		leader := "false"
@@ -64,7 +70,7 @@ func printStatus(w io.Writer, p palette, cl etcdview.Cluster) error {
 			role = " (learner)"
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%x\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n",
-			m.Name, role, m.Endpoint, m.ID, m.Version, humanize.IBytes(uint64(m.DBSize)), inUse(m),
+			p.text(m.Name), role, p.text(m.Endpoint), m.ID, p.text(m.Version), humanize.IBytes(uint64(m.DBSize)), inUse(m),
 			leader, m.RaftTerm, m.RaftIndex, m.Applied, m.Revision, p.removed(strings.Join(m.Alarms, ", ")))
 	}
 	return tw.Flush()

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -25,6 +28,8 @@ func TestWatchPrintsOneLinePerEventUntilInterrupted(t *testing.T) {
 				args = append(args, "-o", "json")
 			}
 			cmd := etcdscope(args)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -74,9 +79,15 @@ func TestWatchPrintsOneLinePerEventUntilInterrupted(t *testing.T) {
 					t.Errorf("line %q, want %s %s", line, w.typ, w.key)
 				}
 			}
+			// Ctrl-C ends it as a shell reports an interrupted command:
+			// status 130 (128 + SIGINT), and no error message.
 			cmd.Process.Signal(syscall.SIGINT)
-			if err := cmd.Wait(); err != nil {
-				t.Errorf("after SIGINT: %v, want exit status 0", err)
+			var exit *exec.ExitError
+			if err := cmd.Wait(); !errors.As(err, &exit) || exit.ExitCode() != 130 {
+				t.Errorf("after SIGINT: %v, want exit status 130", err)
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("after SIGINT, stderr %q, want nothing", stderr.String())
 			}
 		})
 	}

@@ -5,9 +5,12 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/etcdscope/etcdscope/demo"
@@ -19,12 +22,49 @@ import (
 
 func main() {
 	quietLibraryLogs()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newCLI().root.ExecuteContext(ctx)
-	stop()
-	if err != nil {
-		os.Exit(1)
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := onSignals(cancel)
+	cmd, err := newCLI().root.ExecuteContextC(ctx)
+	cancel()
+	interrupted := sig.Load() != nil && errors.Is(err, context.Canceled)
+	if err != nil && !interrupted {
+		fmt.Fprintln(os.Stderr, "Error:", err)
 	}
+	os.Exit(exitCode(cmd, err, sig.Load()))
+}
+
+// onSignals cancels the commands' context on the first SIGINT or SIGTERM, so
+// that a command ends at its next read or write, and exits at once on the
+// second: a user who presses Ctrl-C again is done waiting. The signal is
+// returned for the exit status.
+func onSignals(cancel context.CancelFunc) *atomic.Pointer[syscall.Signal] {
+	var got atomic.Pointer[syscall.Signal]
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := (<-ch).(syscall.Signal)
+		got.Store(&s)
+		cancel()
+		s = (<-ch).(syscall.Signal)
+		os.Exit(128 + int(s))
+	}()
+	return &got
+}
+
+// stopsOnSignal marks a command, such as serve, for which a signal is the
+// way to end it: it exits 0 when it stopped cleanly.
+const stopsOnSignal = "etcdscope/stops-on-signal"
+
+// exitCode is the shell's convention: 128 + the signal that ended the
+// command (130 for Ctrl-C), 1 for an error, 0 otherwise.
+func exitCode(cmd *cobra.Command, err error, sig *syscall.Signal) int {
+	switch {
+	case sig != nil && (err != nil || cmd == nil || cmd.Annotations[stopsOnSignal] == ""):
+		return 128 + int(*sig)
+	case err != nil:
+		return 1
+	}
+	return 0
 }
 
 // quietLibraryLogs keeps the logs of gRPC and of the Kubernetes libraries
@@ -57,10 +97,14 @@ built-in Kubernetes API server in front of it (kubeconfig in the data dir),
 and a simulated control plane that keeps writes flowing (--demo). With
 --endpoints (or ETCDCTL_ENDPOINTS) it reads a live etcd and never writes to it;
 with --db it reads an offline etcd data file.`,
-		Args:          cobra.NoArgs,
-		SilenceUsage:  true,
-		SilenceErrors: false,
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		// main prints the error, one line, unless it is the Ctrl-C the
+		// user just pressed.
+		SilenceErrors: true,
+		Version:       versionText(),
 	}
+	root.SetVersionTemplate("{{.Version}}")
 	conn := persistentConn(root)
 	root.Flags().IntVar(&flags.members, "members", 0, "members of the bundled etcd cluster (default 3, or as many as --data-dir holds)")
 	root.Flags().IntVar(&flags.tailBuffer, "tail-buffer", ui.DefaultTailBuffer, "events the tail keeps; older ones are dropped, and counted in the header")

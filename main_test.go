@@ -113,10 +113,27 @@ func TestUnreachableEndpointFailsWithinDialTimeout(t *testing.T) {
 }
 
 func TestSourceFlagsConflict(t *testing.T) {
-	cmd := etcdscope([]string{"--endpoints", "127.0.0.1:2379", "--db", "x.db"})
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "give one") {
-		t.Errorf("--endpoints with --db: err %v, output %q", err, out)
+	for _, args := range [][]string{
+		{"--endpoints", "127.0.0.1:2379", "--db", "x.db"},
+		{"serve", "--endpoints", "127.0.0.1:2379", "--db", "x.db"},
+	} {
+		cmd := etcdscope(args)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "give one") {
+			t.Errorf("%s: err %v, output %q; want the conflict refused", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+func TestVersionNamesWhatItIsBuiltWith(t *testing.T) {
+	out, err := etcdscope([]string{"--version"}).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"etcdscope ", "go: go1.", "etcd client: 3.", "kubernetes: v1."} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("--version printed\n%s\nwant a line with %q", out, want)
+		}
 	}
 }
 
