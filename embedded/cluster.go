@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -158,8 +158,10 @@ func (c *Cluster) startMembers(ctx context.Context, l *layout, state string) err
 	return nil
 }
 
+// isAddrInUse says a member could not listen on a port of its layout: embed
+// returns the listener's *net.OpError as is, which wraps the bind's errno.
 func isAddrInUse(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "address already in use")
+	return errors.Is(err, syscall.EADDRINUSE)
 }
 
 // StopMember stops member i gracefully: a leader hands leadership over first,

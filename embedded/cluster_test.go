@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -273,5 +274,33 @@ func TestTLSRequiresTheCA(t *testing.T) {
 	defer cancel()
 	if _, err := plain.Get(ctx, "secure"); err == nil {
 		t.Error("a client without the CA read from the TLS cluster")
+	}
+}
+
+func TestReopenOnATakenPeerPortSaysTheAddressIsInUse(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Start(ctxT(t), Options{Members: 1, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := readLayout(dir)
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Peer URLs are the members' identity in the cluster, so a reopen
+	// keeps them (readLayout) and cannot move to another port.
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", l.Members[0].PeerPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err = Start(ctxT(t), Options{Members: 1, DataDir: dir})
+	if err == nil {
+		c.Close()
+		t.Fatal("reopened on a taken peer port")
+	}
+	if !isAddrInUse(err) {
+		t.Errorf("error %v, want one that says the address is in use", err)
 	}
 }

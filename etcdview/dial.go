@@ -16,6 +16,7 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
@@ -89,7 +90,7 @@ func Dial(ctx context.Context, c Config) (*clientv3.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	alive, err := probeEndpoints(ctx, c.Endpoints, c.dialTimeout(), tc)
+	alive, err := probeEndpoints(ctx, c.Endpoints, newDialTimeout(c.dialTimeout()), tc)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func Dial(ctx context.Context, c Config) (*clientv3.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to etcd at %s: %w", strings.Join(c.Endpoints, ","), plainError(err))
 	}
-	if err := anyAnswers(ctx, cli, alive, c.dialTimeout()); err != nil {
+	if err := anyAnswers(ctx, cli, alive, newDialTimeout(c.dialTimeout())); err != nil {
 		cli.Close()
 		return nil, err
 	}
@@ -119,15 +120,15 @@ func Dial(ctx context.Context, c Config) (*clientv3.Client, error) {
 // anyAnswers asks every endpoint for its status in parallel, each within the
 // dial timeout, and is satisfied by the first answer: one member down must
 // not cost the others their time.
-func anyAnswers(ctx context.Context, cli *clientv3.Client, endpoints []string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func anyAnswers(ctx context.Context, cli *clientv3.Client, endpoints []string, t *timeout) error {
+	ctx, cancel := t.bound(ctx)
 	defer cancel()
 	errs := make(chan error, len(endpoints))
 	for _, ep := range endpoints {
 		go func() {
 			_, err := cli.Status(ctx, ep)
 			if err != nil {
-				err = fmt.Errorf("%s: %w", ep, plainError(err))
+				err = fmt.Errorf("%s: %w", ep, requestError(ctx, err))
 			}
 			errs <- err
 		}()
@@ -148,7 +149,7 @@ func anyAnswers(ctx context.Context, cli *clientv3.Client, endpoints []string, t
 // certificate fails fast with its own words: gRPC would retry until the dial
 // timeout and report only that the deadline passed. It returns the endpoints
 // that answered, or an error naming why each did not.
-func probeEndpoints(ctx context.Context, endpoints []string, timeout time.Duration, tc *tls.Config) ([]string, error) {
+func probeEndpoints(ctx context.Context, endpoints []string, t *timeout, tc *tls.Config) ([]string, error) {
 	errs := make([]error, len(endpoints))
 	var wg sync.WaitGroup
 	for i, ep := range endpoints {
@@ -158,7 +159,7 @@ func probeEndpoints(ctx context.Context, endpoints []string, timeout time.Durati
 				errs[i] = err
 				return
 			}
-			errs[i] = probe(ctx, host, timeout, tc)
+			errs[i] = probe(ctx, host, t, tc)
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("%s: %w", ep, errs[i])
 			}
@@ -179,13 +180,13 @@ func probeEndpoints(ctx context.Context, endpoints []string, timeout time.Durati
 	return alive, nil
 }
 
-func probe(ctx context.Context, host string, timeout time.Duration, tc *tls.Config) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func probe(ctx context.Context, host string, t *timeout, tc *tls.Config) error {
+	ctx, cancel := t.bound(ctx)
 	defer cancel()
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", host)
 	if err != nil {
-		return causeOf(err)
+		return causeOf(err, t)
 	}
 	defer conn.Close()
 	if tc == nil {
@@ -196,10 +197,7 @@ func probe(ctx context.Context, host string, timeout time.Duration, tc *tls.Conf
 		tc.ServerName, _, _ = net.SplitHostPort(host)
 	}
 	if err := tls.Client(conn, tc).HandshakeContext(ctx); err != nil {
-		if ctx.Err() != nil {
-			return errors.New("no TLS handshake within the dial timeout")
-		}
-		return fmt.Errorf("TLS handshake: %w", err)
+		return fmt.Errorf("TLS handshake: %w", requestError(ctx, err))
 	}
 	return nil
 }
@@ -220,26 +218,74 @@ func hostPort(ep string) (string, error) {
 }
 
 // causeOf drops Go's "dial tcp 127.0.0.1:1:" prefix: the endpoint is named
-// by the caller already.
-func causeOf(err error) error {
+// by the caller already. A connect that did not finish in time is t.
+func causeOf(err error, t *timeout) error {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || op.Timeout() {
-			return errors.New("no answer within the dial timeout")
+			return t
 		}
 		return op.Err
 	}
 	return err
 }
 
-// plainError turns a gRPC status error into its message: users read
-// "etcdserver: authentication failed", not "rpc error: code = ...".
-func plainError(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return errors.New("no answer within the dial timeout")
+// timeout is a deadline etcdscope sets on its own calls, and the cause of
+// the context it sets it on (context.WithTimeoutCause), so that an error
+// that ends with it names the flag that sets it: the dial timeout and the
+// command timeout fail alike in gRPC and clientv3, as a bare
+// context.DeadlineExceeded.
+type timeout struct {
+	name, flag string
+	after      time.Duration
+}
+
+func newDialTimeout(d time.Duration) *timeout { return &timeout{"dial timeout", "--dial-timeout", d} }
+
+func newCommandTimeout(d time.Duration) *timeout {
+	return &timeout{"command timeout", "--command-timeout", d}
+}
+
+func (t *timeout) Error() string {
+	return fmt.Sprintf("no answer within the %s (%s %v)", t.name, t.flag, t.after)
+}
+
+// Unwrap makes errors.Is(err, context.DeadlineExceeded) hold for it.
+func (t *timeout) Unwrap() error { return context.DeadlineExceeded }
+
+// bound is ctx ended after t, with t as the cause.
+func (t *timeout) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, t.after, t)
+}
+
+// requestError says why a call made under ctx failed, in the user's words:
+// the timeout of ours that ended ctx ("no answer within the command timeout
+// (--command-timeout 5s)"), or what plainError makes of it.
+func requestError(ctx context.Context, err error) error {
+	var t *timeout
+	if (errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded) && errors.As(context.Cause(ctx), &t) {
+		return t
 	}
+	return plainError(err)
+}
+
+// plainError turns a gRPC status error into its message: users read
+// "grpc: the client connection is closing", not "rpc error: code = ...",
+// while status.Code still classifies it. etcd's own errors come from
+// clientv3 as rpctypes.EtcdError, whose text is its message already
+// ("etcdserver: authentication failed") and which errors.Is matches against
+// rpctypes' values.
+func plainError(err error) error {
 	if s, ok := status.FromError(err); ok {
-		return errors.New(s.Message())
+		return statusError{s}
 	}
 	return err
 }
+
+// statusError is a gRPC status in the words of its message alone.
+type statusError struct{ s *status.Status }
+
+func (e statusError) Error() string { return e.s.Message() }
+
+// GRPCStatus is what status.Code and status.FromError read.
+func (e statusError) GRPCStatus() *status.Status { return e.s }

@@ -8,23 +8,14 @@ import (
 
 	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
-	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// eachEtcd runs fn against the bundled etcd (this build's version) and
-// against Debian's etcd 3.4, a separate and older process.
+// eachEtcd runs fn against each etcd of the version matrix, in subtests
+// named for the version (etcdtest.EachVersion).
 func eachEtcd(t *testing.T, fn func(t *testing.T, cli *clientv3.Client)) {
 	t.Helper()
-	for _, tc := range []struct {
-		name  string
-		start func(t *testing.T) *clientv3.Client
-	}{
-		{"embedded", func(t *testing.T) *clientv3.Client { _, cli := etcdviewtest.StartCluster(t, 1); return cli }},
-		{"etcd 3.4", func(t *testing.T) *clientv3.Client { return etcdtest.Start(t, etcdtest.Options{}).Client(t) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) { fn(t, tc.start(t)) })
-	}
+	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) { fn(t, e.Client) })
 }
 
 func testCtx(t *testing.T) context.Context {

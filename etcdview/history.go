@@ -30,11 +30,11 @@ func (l *Live) History(ctx context.Context, key string) (History, error) {
 	if len(cur.kvs) > 0 {
 		last = cur.kvs[0].ModRevision
 	}
-	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	ctx, cancel := l.commandTimeout().bound(ctx)
 	defer cancel()
 	entries, compacted, err := l.replay(ctx, key, 1, cur.rev, last)
 	if err != nil {
-		return h, fmt.Errorf("history of %s: %w", key, plainError(err))
+		return h, fmt.Errorf("history of %s: %w", key, requestError(ctx, err))
 	}
 	if compacted > 0 {
 		h.CompactedAt = compacted
@@ -45,7 +45,7 @@ func (l *Live) History(ctx context.Context, key string) (History, error) {
 			return h, err
 		}
 		if entries, _, err = l.replay(ctx, key, compacted, cur.rev, last); err != nil {
-			return h, fmt.Errorf("history of %s: %w", key, plainError(err))
+			return h, fmt.Errorf("history of %s: %w", key, requestError(ctx, err))
 		}
 		if len(base.kvs) > 0 && (len(entries) == 0 || entries[0].KV.ModRevision > base.kvs[0].ModRevision) {
 			entries = append([]Entry{{KV: base.kvs[0]}}, entries...)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -100,11 +99,11 @@ func (l *Live) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, erro
 	if r.countOnly {
 		opts = append(opts, clientv3.WithCountOnly())
 	}
-	rctx, cancel := context.WithTimeout(ctx, l.timeout)
+	rctx, cancel := l.commandTimeout().bound(ctx)
 	defer cancel()
 	resp, err := l.c.Get(rctx, r.key, opts...)
 	if err != nil {
-		return rangeResult{}, l.readError(ctx, "read "+describeRange(r.key, r.end), r.key, r.rev, err)
+		return rangeResult{}, l.readError(ctx, "read "+describeRange(r.key, r.end), r.key, r.rev, requestError(rctx, err))
 	}
 	res := rangeResult{count: resp.Count, more: resp.More, rev: resp.Header.Revision, counted: r.uncounted && r.end != ""}
 	for _, kv := range resp.Kvs {
@@ -132,11 +131,11 @@ func (l *Live) streamKeys(ctx context.Context, r rangeRequest) (rangeResult, err
 	if r.keysOnly {
 		opts = append(opts, clientv3.WithKeysOnly())
 	}
-	sctx, cancel := context.WithTimeout(ctx, l.timeout)
+	sctx, cancel := l.commandTimeout().bound(ctx)
 	chunks, err := l.c.GetStream(sctx, r.key, opts...)
 	if err != nil {
 		cancel()
-		return rangeResult{}, l.streamError(ctx, r, err)
+		return rangeResult{}, l.streamError(ctx, sctx, r, err)
 	}
 	// Hanging up makes the client's receiving goroutine send one last
 	// error and close the channel: drain it, or that goroutine stays.
@@ -148,7 +147,7 @@ func (l *Live) streamKeys(ctx context.Context, r rangeRequest) (rangeResult, err
 	res := rangeResult{rev: rev}
 	for chunk := range chunks {
 		if err := chunk.Err(); err != nil {
-			return rangeResult{}, l.streamError(ctx, r, err)
+			return rangeResult{}, l.streamError(ctx, sctx, r, err)
 		}
 		for _, kv := range chunk.Kvs {
 			if int64(len(res.kvs)) == r.limit {
@@ -168,17 +167,22 @@ func (l *Live) streamKeys(ctx context.Context, r rangeRequest) (rangeResult, err
 // errNoStream is an etcd before 3.7 answering RangeStream.
 var errNoStream = errors.New("etcd has no RangeStream")
 
-// streamError is readError for a RangeStream, whose errors come as gRPC
-// statuses; Unimplemented becomes errNoStream, for the fallback.
-func (l *Live) streamError(ctx context.Context, r rangeRequest, err error) error {
+// streamError is readError for a RangeStream made under sctx, whose errors
+// come as gRPC statuses; Unimplemented becomes errNoStream, for the
+// fallback.
+func (l *Live) streamError(ctx, sctx context.Context, r rangeRequest, err error) error {
 	if status.Code(err) == codes.Unimplemented {
 		return errNoStream
 	}
-	return l.readError(ctx, "read "+describeRange(r.key, r.end), r.key, r.rev, rpctypes.Error(err))
+	return l.readError(ctx, "read "+describeRange(r.key, r.end), r.key, r.rev, requestError(sctx, rpctypes.Error(err)))
 }
 
-// readError says what failed, at which revision, in the user's words. A
-// compacted revision becomes a *CompactedError naming the compaction.
+// commandTimeout bounds each request.
+func (l *Live) commandTimeout() *timeout { return newCommandTimeout(l.timeout) }
+
+// readError says what failed, at which revision; err is in the user's words
+// already (requestError). A compacted revision becomes a *CompactedError
+// naming the compaction.
 func (l *Live) readError(ctx context.Context, what, key string, rev int64, err error) error {
 	at := "newest revision"
 	if rev > 0 {
@@ -189,7 +193,7 @@ func (l *Live) readError(ctx context.Context, what, key string, rev int64, err e
 			return fmt.Errorf("%s: %w", what, &CompactedError{Rev: rev, Compacted: c})
 		}
 	}
-	return fmt.Errorf("%s at %s: %w", what, at, plainError(err))
+	return fmt.Errorf("%s at %s: %w", what, at, err)
 }
 
 // compactRevision asks etcd for its compaction revision, which no read RPC
@@ -198,7 +202,7 @@ func (l *Live) readError(ctx context.Context, what, key string, rev int64, err e
 // needs read permission on key only. The caller knows that a compaction
 // happened; otherwise the watch would wait for events until ctx ends.
 func (l *Live) compactRevision(ctx context.Context, key string) (int64, error) {
-	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	ctx, cancel := l.commandTimeout().bound(ctx)
 	defer cancel()
 	for resp := range l.c.Watch(ctx, key, clientv3.WithRev(1)) {
 		if resp.CompactRevision != 0 {
@@ -239,10 +243,11 @@ func fromProto(kv *mvccpb.KeyValue) KV {
 }
 
 // isTerminal says whether retrying cannot help: the user may not read the
-// range, or the client was closed.
+// range, or the client was closed (gRPC's Canceled status, which clientv3
+// passes on as is when the caller's context was not cancelled).
 func isTerminal(err error) bool {
 	return errors.Is(err, rpctypes.ErrPermissionDenied) ||
 		errors.Is(err, rpctypes.ErrInvalidAuthToken) ||
 		errors.Is(err, rpctypes.ErrAuthFailed) ||
-		strings.Contains(err.Error(), "client connection is closing")
+		status.Code(err) == codes.Canceled
 }

@@ -3,6 +3,7 @@ package etcdview
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	bolt "go.etcd.io/bbolt"
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -82,38 +83,48 @@ func (f *File) replay(tx *bolt.Tx, from int64, key, end string, send func(Batch)
 }
 
 // event is the change at revision r, stored as v, if its key is in
-// [key, end).
+// [key, end). The change is all in v; the key's index gives the revision
+// before it, found by binary search, so that a key with many revisions (a
+// lease renewed every 10 s) costs the same per event as any other.
 func (f *File) event(tx *bolt.Tx, r revision, v []byte, key, end string) (Event, bool, error) {
 	var stored mvccpb.KeyValue
 	if err := proto.Unmarshal(v, &stored); err != nil {
 		return Event{}, false, fmt.Errorf("revision %d: %w", r.main, err)
 	}
-	if !inRange(string(stored.Key), key, end) {
+	k := string(stored.Key)
+	if !inRange(k, key, end) {
 		return Event{}, false, nil
 	}
-	k, _ := f.find(string(stored.Key))
-	i := 0
-	for i < len(k.revs) && (k.revs[i].main != r.main || k.revs[i].sub != r.sub) {
-		i++
-	}
-	cur := k.revs[i]
-	ev := Event{Type: Modified}
+	ev := Event{Type: Modified, KV: KV{Key: k, Value: stored.Value, CreateRevision: stored.CreateRevision,
+		ModRevision: r.main, Version: stored.Version, Lease: stored.Lease}}
 	switch {
-	case cur.tombstone:
-		ev.Type = Deleted
-	case cur.create == cur.main:
+	case r.tombstone:
+		ev.Type, ev.KV = Deleted, KV{Key: k, ModRevision: r.main}
+	case stored.CreateRevision == r.main:
 		ev.Type = Added
 	}
-	var err error
-	if ev.KV, err = f.kv(tx, k.key, cur, true); err != nil {
-		return ev, false, err
-	}
-	if i > 0 && !k.revs[i-1].tombstone {
-		prev, err := f.kv(tx, k.key, k.revs[i-1], true)
+	if before, ok := f.before(k, r); ok {
+		prev, err := f.kv(tx, k, before, true)
 		if err != nil {
 			return ev, false, err
 		}
 		ev.Prev = &prev
 	}
 	return ev, true, nil
+}
+
+// before is key's revision before r, when the key existed then and the file
+// still holds it. r itself need not be in the index.
+func (f *File) before(key string, r revision) (revision, bool) {
+	k, ok := f.find(key)
+	if !ok {
+		return revision{}, false
+	}
+	i := sort.Search(len(k.revs), func(i int) bool {
+		return k.revs[i].main > r.main || k.revs[i].main == r.main && k.revs[i].sub >= r.sub
+	})
+	if i == 0 || k.revs[i-1].tombstone {
+		return revision{}, false
+	}
+	return k.revs[i-1], true
 }

@@ -13,142 +13,119 @@ const scanBatch = 100
 // children lists one level below prefix by skip-scan: a keys-only range from
 // the current position, then a jump past the directory its first key opens
 // (to the directory's prefix range end), or a new batch from the first key of
-// a directory the batch cut off. Round trips grow with the children
-// of the level, not with the keys below it, and the ranges are uncounted, so
-// that on etcd 3.7 and later etcd does not walk the keys either. A directory
-// too large for a batch of its own is left CountUnknown. Every range after the
-// first reads the revision the first was answered at, so the level is one
-// snapshot.
+// a directory the batch cut off. Round trips grow with the children of the
+// level, not with the keys below it. A directory too large for a batch of
+// its own is left CountUnknown. Every range after the first reads the
+// revision the first was answered at, so the level is one snapshot.
 func children(ctx context.Context, r ranger, prefix string, rev int64) (Level, error) {
-	lvl := Level{Prefix: prefix, Revision: rev}
+	s := newScan(r, prefix, rev)
+	if s.names != nil {
+		if err := s.firstNamespace(ctx); err != nil {
+			return s.lvl, err
+		}
+	}
 	start, end := prefixRange(prefix)
-	counted := false // the last range was counted by etcd
 	for {
-		res, bounded, err := nextBatch(ctx, r, &lvl, start, end, counted)
+		res, to, err := s.nextBatch(ctx, start, end)
 		if err != nil {
-			return lvl, err
+			return s.lvl, err
 		}
-		counted = res.counted
-		kvs := res.kvs
-		for first := true; len(kvs) > 0; first = false {
-			name, dir := segment(kvs[0].Key[len(prefix):])
-			c := Child{Name: name, Prefix: prefix + name, Dir: dir, Count: 1}
-			if !dir {
-				lvl.Children = append(lvl.Children, c)
-				kvs = kvs[1:]
-				start = c.Prefix + "\x00"
-				continue
-			}
-			n := 1
-			for n < len(kvs) && strings.HasPrefix(kvs[n].Key, c.Prefix) {
-				n++
-			}
-			c.Count = int64(n)
-			if n == len(kvs) && res.more {
-				if !first {
-					// Cut off by the batch: read it again from its
-					// first key, where it may fit whole.
-					start = c.Prefix
-					break
-				}
-				c.Count = CountUnknown
-			}
-			_, dirEnd := prefixRange(c.Prefix)
-			lvl.Children = append(lvl.Children, c)
-			if dirEnd == "\x00" {
-				// A prefix of 0xff bytes only: nothing sorts after it.
-				return lvl, nil
-			}
-			kvs = kvs[n:]
-			start = dirEnd
+		next, done := s.take(res, to, end)
+		if done {
+			return s.lvl, nil
 		}
-		if !res.more && !bounded {
-			return lvl, nil
-		}
+		start = next
 	}
 }
 
-// maxProbes bounds the narrow ranges nextBatch tries after a run of
-// directories, and maxBuckets the first-byte buckets it tries on an etcd
-// that counts, before the range to the end of the level.
-const (
-	maxProbes  = 3
-	maxBuckets = 16
-)
-
-// nextBatch reads a batch of keys from start on, first with ranges that end
-// early, where the next entry is likely and etcd's work is bounded, then to
-// the end of the level. bounded says the batch came from one of the first,
-// so that keys may follow it.
-//
-// A range to the end of the level costs etcd more than its batch: through
-// RangeStream, etcd goes on reading chunks until it sees the hang up (about
-// 3 ms on 2 cores, against 0.4 ms for a range that ends); before etcd 3.7
-// (counted), it walks its index to the end of the level to count the range.
-// So after a directory too large for its batch, in a run of directories
-// with a common stem (namespaces team-041/, team-042/), it tries the name
-// that would follow (team-043) and the ends of shorter and shorter prefixes
-// of the last name (team-04, team-0). And on an etcd that counts, it tries
-// the first-byte buckets from start on (the rest of c, then d, e, ... for
-// /registry/ after configmaps/): etcd then walks the keys of one bucket for
-// each entry, where the range to the end would walk every key after it.
-func nextBatch(ctx context.Context, r ranger, lvl *Level, start, end string, counted bool) (res rangeResult, bounded bool, err error) {
-	for _, bound := range probeBounds(lvl, start, counted) {
-		res, err := r.rangeKeys(ctx, rangeRequest{key: start, end: bound, rev: lvl.Revision, limit: scanBatch, keysOnly: true, uncounted: true})
-		if err != nil || len(res.kvs) > 0 {
-			return res, true, err
-		}
-	}
-	res, err = r.rangeKeys(ctx, rangeRequest{key: start, end: end, rev: lvl.Revision, limit: scanBatch, keysOnly: true, uncounted: true})
-	if err == nil {
-		lvl.Revision = res.rev
-	}
-	return res, false, err
+// scan is the state of one level's skip-scan.
+type scan struct {
+	r   ranger
+	lvl Level
+	// counted says etcd counted the last range (before 3.7): the ranges
+	// that follow are chosen for what a range costs it.
+	counted bool
+	// open says the last range ended inside the last child, a directory:
+	// the keys that follow it may be more of it.
+	open bool
+	// names are the entries kube-apiserver stores under its prefix, when
+	// the level looks like that prefix; see registryNames.
+	names []registryName
+	// ns is the first namespace (with its "/"), or the greatest that began
+	// a namespaced resource's directory since: the head of the next one is
+	// probed up to it.
+	ns string
 }
 
-// probeBounds are the ends of the ranges nextBatch tries before the one to
-// the end of the level, in increasing order, all past start.
-func probeBounds(lvl *Level, start string, counted bool) []string {
-	var prefixes []string
-	if n := len(lvl.Children); n >= 2 && lvl.Children[n-1].Count == CountUnknown && lvl.Children[n-2].Dir {
-		prefixes = runPrefixes(lvl.Children[n-1].Name, lvl.Children[n-2].Name)
+func newScan(r ranger, prefix string, rev int64) *scan {
+	s := &scan{r: r, lvl: Level{Prefix: prefix, Revision: rev}}
+	if strings.HasSuffix(prefix, registryPrefix) {
+		s.names = registryNames()
 	}
-	if counted && len(lvl.Children) > 0 && len(start) > len(lvl.Prefix) {
-		for b := int(start[len(lvl.Prefix)]); b <= 0xff && b < int(start[len(lvl.Prefix)])+maxBuckets; b++ {
-			prefixes = append(prefixes, string([]byte{byte(b)}))
-		}
-	}
-	var bounds []string
-	for _, p := range prefixes {
-		_, bound := prefixRange(lvl.Prefix + p)
-		if bound != "\x00" && bound > start && (len(bounds) == 0 || bound > bounds[len(bounds)-1]) {
-			bounds = append(bounds, bound)
-		}
-	}
-	return bounds
+	return s
 }
 
-// runPrefixes are the prefixes of the next directory of a run after last,
-// which follows prev: none unless they have a stem of two bytes or more in
-// common. First the name that would follow in a numbered run (team-043 after
-// team-042/), then shorter and shorter prefixes of last (team-04, team-0).
-func runPrefixes(last, prev string) []string {
-	stem := 0
-	for stem < len(last) && stem < len(prev) && last[stem] == prev[stem] {
-		stem++
+// take adds the entries of one batch, read by a range that ended at to, and
+// says where the next range starts, or that the level is complete.
+func (s *scan) take(res rangeResult, to, end string) (next string, done bool) {
+	prefix := s.lvl.Prefix
+	kvs := res.kvs
+	for first := true; len(kvs) > 0; first = false {
+		name, dir := segment(kvs[0].Key[len(prefix):])
+		c := Child{Name: name, Prefix: prefix + name, Dir: dir, Count: 1}
+		cont := s.open && first && name == s.lvl.Children[len(s.lvl.Children)-1].Name
+		s.open = false
+		if !dir {
+			s.lvl.Children = append(s.lvl.Children, c)
+			kvs = kvs[1:]
+			next = c.Prefix + "\x00"
+			continue
+		}
+		n := 1
+		for n < len(kvs) && strings.HasPrefix(kvs[n].Key, c.Prefix) {
+			n++
+		}
+		c.Count = int64(n)
+		if cont {
+			// The rest of the directory the last range cut off.
+			last := len(s.lvl.Children) - 1
+			c.Count += s.lvl.Children[last].Count
+			s.lvl.Children = s.lvl.Children[:last]
+		}
+		if n == len(kvs) && res.more {
+			if !first {
+				// Cut off by the batch: read it again from its
+				// first key, where it may fit whole.
+				return c.Prefix, false
+			}
+			c.Count = CountUnknown
+		}
+		s.lvl.Children = append(s.lvl.Children, c)
+		if !cont {
+			s.learn(c, kvs[0].Key)
+		}
+		_, dirEnd := prefixRange(c.Prefix)
+		if n == len(kvs) && !res.more && endsBefore(to, dirEnd) {
+			s.open = true
+			return to, false
+		}
+		if dirEnd == "\x00" {
+			// A prefix of 0xff bytes only: nothing sorts after it.
+			return "", true
+		}
+		kvs = kvs[n:]
+		next = dirEnd
 	}
-	if stem < 2 {
-		return nil
+	return next, to == end && !res.more
+}
+
+// endsBefore says whether a range that ends at to stops short of end, both
+// etcd range ends ("\x00" is no end).
+func endsBefore(to, end string) bool {
+	if end == "\x00" {
+		return to != "\x00"
 	}
-	name := last[:len(last)-1]
-	var prefixes []string
-	if c := name[len(name)-1]; c < 0xff {
-		prefixes = append(prefixes, name[:len(name)-1]+string([]byte{c + 1}))
-	}
-	for k := len(name); k >= stem && len(prefixes) < maxProbes; k-- {
-		prefixes = append(prefixes, name[:k])
-	}
-	return prefixes
+	return to != "\x00" && to < end
 }
 
 // segment is the first path segment of rest: up to and including the first

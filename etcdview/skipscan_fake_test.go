@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/etcdscope/etcdscope/bench/fill"
 )
 
 // sliceRanger serves ranges from sorted keys, as etcd would with limit and
@@ -56,6 +58,41 @@ func wantChildren(keys []string, prefix string) []Child {
 	return out
 }
 
+// sameChildren fails t unless got lists the entries of want, with their
+// counts, or CountUnknown for a directory too large for a batch.
+func sameChildren(t *testing.T, got, want []Child) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d children, want %d:\n%+v\n%+v", len(got), len(want), got, want)
+	}
+	for i, c := range got {
+		w := want[i]
+		if c.Name != w.Name || c.Prefix != w.Prefix || c.Dir != w.Dir || (c.Count != w.Count && c.Count != CountUnknown) {
+			t.Fatalf("child %d = %+v, want %+v", i, c, w)
+		}
+		if c.Count == CountUnknown && w.Count < scanBatch {
+			t.Errorf("%s left uncounted with %d keys, which fit in a batch", c.Prefix, w.Count)
+		}
+	}
+}
+
+// listFake lists the level below prefix of keys from a fake etcd, counting
+// every range when counts, checks it against brute-force grouping, and
+// returns the fake, to see what the level cost, and the entries.
+func listFake(t *testing.T, keys []string, prefix string, counts bool) (*sliceRanger, []Child) {
+	t.Helper()
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	r := &sliceRanger{keys: keys, counts: counts}
+	lvl, err := children(context.Background(), r, prefix, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := wantChildren(keys, prefix)
+	sameChildren(t, lvl.Children, want)
+	return r, want
+}
+
 func TestChildrenFindsEveryEntryOfNumberedRuns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for round := range 40 {
@@ -79,27 +116,7 @@ func TestChildrenFindsEveryEntryOfNumberedRuns(t *testing.T) {
 			}
 		}
 		keys = append(keys, "/registry/pods0", "/registry/pod/x", "/registry/pods/\xff\xff/x")
-		slices.Sort(keys)
-		keys = slices.Compact(keys)
-
-		r := &sliceRanger{keys: keys, counts: round%2 == 1}
-		lvl, err := children(context.Background(), r, "/registry/pods/", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := wantChildren(keys, "/registry/pods/")
-		if len(lvl.Children) != len(want) {
-			t.Fatalf("round %d: %d children, want %d", round, len(lvl.Children), len(want))
-		}
-		for i, c := range lvl.Children {
-			w := want[i]
-			if c.Name != w.Name || c.Prefix != w.Prefix || c.Dir != w.Dir || (c.Count != w.Count && c.Count != CountUnknown) {
-				t.Fatalf("round %d: child %d = %+v, want %+v", round, i, c, w)
-			}
-			if c.Count == CountUnknown && w.Count < scanBatch {
-				t.Errorf("round %d: %s left uncounted with %d keys, which fit in a batch", round, c.Prefix, w.Count)
-			}
-		}
+		r, want := listFake(t, keys, "/registry/pods/", round%2 == 1)
 		// A range or few per entry, however many keys.
 		if limit := (maxProbes + 2) * (len(want) + 1); r.calls > limit {
 			t.Errorf("round %d: %d ranges for %d entries over %d keys, want at most %d", round, r.calls, len(want), len(keys), limit)
@@ -107,31 +124,114 @@ func TestChildrenFindsEveryEntryOfNumberedRuns(t *testing.T) {
 	}
 }
 
+// registryKeys lays out keys as kube-apiserver stores the bench fill's
+// cluster of n keys (bench/fill): each resource's objects spread over the
+// namespaces, nodes and namespaces cluster-scoped, node leases in
+// kube-node-lease.
+func registryKeys(n int) []string {
+	p := fill.NewPlan(n)
+	var keys []string
+	for res, count := range p.Counts {
+		for i := range count {
+			ns := fmt.Sprintf("team-%03d", i%p.Namespaces)
+			switch {
+			case res == "namespaces":
+				keys = append(keys, "/registry/namespaces/"+ns)
+			case res == "minions":
+				keys = append(keys, fmt.Sprintf("/registry/minions/node-%04d", i))
+			case res == "leases" && i < p.Nodes:
+				keys = append(keys, fmt.Sprintf("/registry/leases/kube-node-lease/node-%04d", i))
+			default:
+				keys = append(keys, fmt.Sprintf("/registry/%s/%s/obj-%07d", res, ns, i))
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func TestChildrenOfTheRegistryOnACountingEtcdWalkANamespacePerResource(t *testing.T) {
+	keys := registryKeys(200_000)
+	r, want := listFake(t, keys, "/registry/", true)
+	// Each resource is found by a range that ends after its first
+	// namespace (team-000/, 1/500 of it), the cluster-scoped minions/ and
+	// namespaces/ are read whole (5,500 keys a million), and kube-node-lease
+	// comes before team-000 in leases/: about 2% of the keys a million, in
+	// a round trip per resource kube-apiserver may store.
+	if limit := len(keys) / 40; r.walked > limit {
+		t.Errorf("etcd walked %d keys to list %d, want at most %d", r.walked, len(keys), limit)
+	}
+	if limit := len(registryNames()) + 2*len(want); r.calls > limit {
+		t.Errorf("%d ranges, want at most %d", r.calls, limit)
+	}
+}
+
 func TestChildrenOnACountingEtcdWalksABucketPerEntry(t *testing.T) {
-	// /registry as a large cluster has it: a few kinds of very different
-	// sizes, most with a first letter of their own.
+	// A level as large as /registry, but not below kube-apiserver's prefix:
+	// a few kinds of very different sizes, most with a first letter of
+	// their own.
 	sizes := map[string]int{"configmaps": 1100, "endpointslices": 645, "events": 4800, "leases": 100,
 		"minions": 50, "namespaces": 5, "pods": 1000, "replicasets": 1200, "secrets": 1100}
 	var keys []string
 	for kind, n := range sizes {
 		for i := range n {
-			keys = append(keys, fmt.Sprintf("/registry/%s/ns-%d/obj-%d", kind, i%5, i))
+			keys = append(keys, fmt.Sprintf("/data/%s/ns-%d/obj-%d", kind, i%5, i))
 		}
 	}
-	slices.Sort(keys)
-	r := &sliceRanger{keys: keys, counts: true}
-	lvl, err := children(context.Background(), r, "/registry/", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(lvl.Children) != len(sizes) {
-		t.Fatalf("%d children, want %d: %+v", len(lvl.Children), len(sizes), lvl.Children)
-	}
+	r, _ := listFake(t, keys, "/data/", true)
 	// The first range walks the level once to count it; after it, a
 	// range to the end of the level after each kind would walk what
 	// follows it (about 3.4 times the level here), where the buckets walk
 	// each kind once more, events twice (endpointslices shares its e).
 	if limit := len(keys) + len(keys) + sizes["events"]; r.walked > limit {
 		t.Errorf("etcd walked %d keys to list %d, want at most %d", r.walked, len(keys), limit)
+	}
+}
+
+func TestChildrenOfRandomRegistriesMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	names := registryNames()
+	namespaces := []string{"a", "default", "kube-node-lease", "kube-system", "team-000", "team-001", "team-001\xff", "zz"}
+	for round := range 60 {
+		var keys []string
+		// Resources kube-apiserver stores, of up to 3, 30 or 250 objects in
+		// each namespace, some not namespaced; directories it does not know of
+		// (custom resources' groups); leaves beside them; and keys outside
+		// the level.
+		var dirs []registryName
+		for _, n := range names {
+			if rng.IntN(3) == 0 {
+				dirs = append(dirs, n)
+			}
+		}
+		for _, d := range []string{"aaa/", "crd.example.io/", "configmaps-x/", "pods.example.io/", "zzz\xff/"} {
+			if rng.IntN(2) == 0 {
+				dirs = append(dirs, registryName{d, rng.IntN(2) == 0})
+			}
+		}
+		for _, d := range dirs {
+			most := []int{3, 30, 250}[rng.IntN(3)]
+			for _, ns := range namespaces {
+				if rng.IntN(3) == 0 {
+					continue
+				}
+				for i := range rng.IntN(most) {
+					if d.namespaced {
+						keys = append(keys, fmt.Sprintf("/registry/%s%s/obj-%03d", d.name, ns, i))
+					} else {
+						keys = append(keys, fmt.Sprintf("/registry/%s%s-%03d", d.name, ns, i))
+					}
+				}
+			}
+		}
+		for _, leaf := range []string{"/registry/health", "/registry/pods", "/registry/namespaces0", "/registry0", "/registrx/a"} {
+			if rng.IntN(2) == 0 {
+				keys = append(keys, leaf)
+			}
+		}
+		r, want := listFake(t, keys, "/registry/", round%2 == 1)
+		if limit := len(names) + 3*(len(want)+1); r.calls > limit {
+			t.Errorf("round %d: %d ranges for %d entries, want at most %d", round, r.calls, len(want), limit)
+		}
 	}
 }

@@ -69,27 +69,28 @@ func TestChildrenRangeCallsGrowWithChildrenNotKeys(t *testing.T) {
 
 func TestChildrenReadsOneRevision(t *testing.T) {
 	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
-		put(t, cli, "/registry/pods/default/a", "1")
+		// More pods in default than a batch holds, so that a level takes
+		// more than one range.
+		var pods []string
+		for i := range scanBatch + 50 {
+			pods = append(pods, fmt.Sprintf("/registry/pods/default/p-%03d", i))
+		}
+		etcdviewtest.PutKeys(t, cli, pods, "1")
 		rev := put(t, cli, "/registry/pods/kube-system/b", "1")
-		put(t, cli, "/registry/pods/default/c", "1")
+		put(t, cli, "/registry/pods/monitoring/m", "1")
 		del(t, cli, "/registry/pods/kube-system/b")
 		src := NewLive(cli, 0)
+		defaultPods := Child{Name: "default/", Prefix: "/registry/pods/default/", Dir: true, Count: CountUnknown}
 		tests := []struct {
 			name   string
 			prefix string
 			rev    int64
 			want   []Child
 		}{
-			{"newest", "/registry/pods/", 0, []Child{{Name: "default/", Prefix: "/registry/pods/default/", Dir: true, Count: 2}}},
-			{"as of an earlier revision", "/registry/pods/", rev, []Child{
-				{Name: "default/", Prefix: "/registry/pods/default/", Dir: true, Count: 1},
-				{Name: "kube-system/", Prefix: "/registry/pods/kube-system/", Dir: true, Count: 1},
-			}},
-			{"keys of a leaf level", "/registry/pods/default/", 0, []Child{
-				{Name: "a", Prefix: "/registry/pods/default/a", Count: 1},
-				{Name: "c", Prefix: "/registry/pods/default/c", Count: 1},
-			}},
-			{"the top of the keyspace", "", 0, []Child{{Name: "/registry/", Prefix: "/registry/", Dir: true, Count: 2}}},
+			{"newest", "/registry/pods/", 0, []Child{defaultPods, {Name: "monitoring/", Prefix: "/registry/pods/monitoring/", Dir: true, Count: 1}}},
+			{"as of an earlier revision", "/registry/pods/", rev, []Child{defaultPods, {Name: "kube-system/", Prefix: "/registry/pods/kube-system/", Dir: true, Count: 1}}},
+			{"keys of a leaf level", "/registry/pods/kube-system/", rev, []Child{{Name: "b", Prefix: "/registry/pods/kube-system/b", Count: 1}}},
+			{"the top of the keyspace", "", 0, []Child{{Name: "/registry/", Prefix: "/registry/", Dir: true, Count: CountUnknown}}},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
@@ -99,6 +100,9 @@ func TestChildrenReadsOneRevision(t *testing.T) {
 				}
 				if !slices.Equal(lvl.Children, tc.want) {
 					t.Errorf("children %+v, want %+v", lvl.Children, tc.want)
+				}
+				if tc.rev != 0 && lvl.Revision != tc.rev {
+					t.Errorf("level read at revision %d, want %d", lvl.Revision, tc.rev)
 				}
 			})
 		}
@@ -140,5 +144,38 @@ func TestListPagesEveryKeyOnce(t *testing.T) {
 		if pages != 13 {
 			t.Errorf("%d pages of 100 for 1234 keys, want 13", pages)
 		}
+	})
+}
+
+func TestChildrenOfTheRegistryLevelAreExact(t *testing.T) {
+	// Resources found by the head of their directory (up to the first
+	// namespace, a/, then the greatest a resource began with), whole when
+	// they have nothing there or are not namespaced, beside a custom
+	// resource's group and a leaf: the counts are those of every key.
+	var keys []string
+	add := func(format string, n int) {
+		for i := range n {
+			keys = append(keys, fmt.Sprintf(format, i))
+		}
+	}
+	keys = append(keys, "/registry/namespaces/a", "/registry/namespaces/default", "/registry/namespaces/team-000")
+	add("/registry/configmaps/a/cm-%d", 3)
+	add("/registry/configmaps/default/cm-%d", 50)
+	add("/registry/crd.example.io/widgets/default/w-%d", 2)
+	add("/registry/events/team-000/ev-%d", 150)
+	add("/registry/minions/node-%d", 7)
+	add("/registry/pods/default/pod-%d", 150)
+	add("/registry/secrets/a/s-%d", 2)
+	add("/registry/secrets/default/s-%d", 40)
+	add("/registry/secrets/team-000/s-%d", 80)
+	keys = append(keys, "/registry/health", "/registry0")
+	slices.Sort(keys)
+	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+		etcdviewtest.PutKeys(t, cli, keys, "v")
+		lvl, err := NewLive(cli, 0).Children(testCtx(t), "/registry/", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameChildren(t, lvl.Children, wantChildren(keys, "/registry/"))
 	})
 }

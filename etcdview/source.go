@@ -155,24 +155,45 @@ type Batch struct {
 	// Progress is true when the batch only moves the head: nothing changed.
 	Progress bool
 	// Note says what happened to the stream in plain words: a resume after
-	// a fault, a leader change. "" for an ordinary batch.
+	// a fault, a leader change, revisions lost to compaction. "" for an
+	// ordinary batch.
 	Note string
-	// Err is a *CompactedError (the stream then goes on only when the
-	// caller asked for it) or the error that ended the stream.
+	// Gap is set when changes below the prefix were lost: etcd compacted
+	// revisions the watch had still to deliver while its stream was cut.
+	// The batches that follow bring each key written in the gap that
+	// still exists, as of its last write.
+	Gap *Gap
+	// Err is a *CompactedError for a start revision etcd no longer holds
+	// (the stream then goes on only when the caller asked for it), or the
+	// error that ended the stream.
 	Err error
+}
+
+// Gap is a span of revisions whose changes a watch could not replay.
+type Gap struct {
+	From, To int64 // the revisions, both included
+	// Written is how many keys below the prefix were written in the span
+	// and still exist; they follow as events, without Prev.
+	Written int
+	// Deleted is how many keys below the prefix before the span were gone
+	// after it; -1 when the watch had not counted them before.
+	Deleted int64
 }
 
 // WatchOptions configure Watch.
 type WatchOptions struct {
 	// Rev is the first revision to deliver; 0 means changes from now on.
 	Rev int64
-	// ContinueAfterCompaction makes a watch whose Rev was compacted go on
-	// from the oldest revision etcd still holds, after the error batch; by
-	// default the stream ends with the error.
+	// ContinueAfterCompaction makes a watch whose Rev was already
+	// compacted when it starts go on from the oldest revision etcd still
+	// holds, after the error batch; by default the stream ends with the
+	// error. A compaction met later, on a resume, never ends a watch: see
+	// Batch.Gap.
 	ContinueAfterCompaction bool
 	// ProgressInterval is how often an idle live watch asks etcd for its
-	// revision, to keep the head current; 0 means 5s, as kube-apiserver
-	// asks for its watch cache.
+	// revision, to keep the head and the resume point current, on an etcd
+	// that orders the answers after pending events (3.4.31+, 3.5.13+,
+	// 3.6+); 0 means 5s, as kube-apiserver asks for its watch cache.
 	ProgressInterval time.Duration
 }
 

@@ -22,7 +22,7 @@ const compactRevKey = "compact_rev_key"
 // that does not answer is reported with its error; Status fails only when no
 // member answers.
 func (l *Live) Status(ctx context.Context) (Cluster, error) {
-	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	ctx, cancel := l.commandTimeout().bound(ctx)
 	defer cancel()
 	endpoints := l.c.Endpoints()
 	cl := Cluster{Description: "etcd at " + strings.Join(endpoints, ",")}
@@ -79,7 +79,7 @@ func (l *Live) Status(ctx context.Context) (Cluster, error) {
 		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Endpoint, b.Endpoint))
 	})
 	if cl.Revision == 0 {
-		return cl, fmt.Errorf("no etcd member answered: %v", cl.Members[0].Err)
+		return cl, fmt.Errorf("no etcd member answered: %w", cl.Members[0].Err)
 	}
 	cl.CompactRevision = l.apiserverCompaction(ctx)
 	return cl, nil
@@ -102,7 +102,7 @@ func (l *Live) status(ctx context.Context, ep string) Member {
 	// refuses TCP at once, so a plain connect tells it in no time.
 	host, err := hostPort(ep)
 	if err == nil {
-		err = probe(ctx, host, l.timeout, nil)
+		err = probe(ctx, host, l.commandTimeout(), nil)
 	}
 	if err != nil {
 		m.Err = err
@@ -110,7 +110,7 @@ func (l *Live) status(ctx context.Context, ep string) Member {
 	}
 	st, err := l.c.Status(ctx, ep)
 	if err != nil {
-		m.Err = plainError(err)
+		m.Err = requestError(ctx, err)
 		return m
 	}
 	m.ID = st.Header.MemberId

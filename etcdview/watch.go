@@ -13,12 +13,13 @@ import (
 // Watch streams the changes below prefix. A broken stream, a member without
 // a leader or a restarted member do not end it: it is opened again from the
 // revision after the last one delivered, and events already delivered are
-// dropped, so every revision arrives once and in order. It ends when ctx
-// does, on an error retrying cannot fix, or after a compacted Rev unless
-// opts.ContinueAfterCompaction.
+// dropped, so every revision arrives once and in order. When etcd compacted
+// that revision meanwhile, the prefix is re-read and what was lost is marked
+// (Batch.Gap). It ends when ctx does, on an error retrying cannot fix, or
+// after a compacted opts.Rev unless opts.ContinueAfterCompaction.
 func (l *Live) Watch(ctx context.Context, prefix string, opts WatchOptions) <-chan Batch {
 	out := make(chan Batch, 16)
-	w := &liveWatch{l: l, out: out, next: opts.Rev, opts: opts}
+	w := &liveWatch{l: l, out: out, prefix: prefix, next: opts.Rev, opts: opts}
 	w.key, w.end = prefixRange(prefix)
 	if w.opts.ProgressInterval <= 0 {
 		w.opts.ProgressInterval = 5 * time.Second
@@ -28,15 +29,21 @@ func (l *Live) Watch(ctx context.Context, prefix string, opts WatchOptions) <-ch
 }
 
 type liveWatch struct {
-	l        *Live
-	out      chan<- Batch
-	key, end string
-	opts     WatchOptions
+	l                *Live
+	out              chan<- Batch
+	prefix, key, end string
+	opts             WatchOptions
 	// next is the first revision not yet delivered; 0 until the first
 	// stream tells the revision it started at.
 	next int64
 	term uint64 // Raft term of the last response, to see leader changes
 	note string // said with the next batch
+	// ordered says that every member answers progress requests only after
+	// the events it has still to send, so that the answers may move next;
+	// orderedc brings it, once the members' versions are known.
+	ordered  bool
+	orderedc <-chan bool
+	keys     keyCount
 }
 
 // Backoff between attempts to reopen a failed stream.
@@ -47,22 +54,24 @@ const (
 
 func (w *liveWatch) run(ctx context.Context) {
 	defer close(w.out)
+	if !w.checkStart(ctx) {
+		return
+	}
+	w.orderedc = w.askOrdered(ctx)
 	backoff := minBackoff
 	for ctx.Err() == nil {
 		delivered, err := w.stream(ctx)
+		var compacted *CompactedError
+		if errors.As(err, &compacted) {
+			err = w.fillGap(ctx, compacted.Compacted)
+			if err == nil {
+				continue
+			}
+		}
 		if ctx.Err() != nil {
 			return
 		}
-		var compacted *CompactedError
-		switch {
-		case errors.As(err, &compacted):
-			if !w.send(ctx, Batch{Err: err, Revision: compacted.Compacted}) || !w.opts.ContinueAfterCompaction {
-				return
-			}
-			w.next = compacted.Compacted
-			w.note = fmt.Sprintf("continuing from revision %d, the oldest etcd still holds", w.next)
-			continue
-		case isTerminal(err):
+		if isTerminal(err) {
 			w.send(ctx, Batch{Err: fmt.Errorf("watch %s: %w", describeRange(w.key, w.end), plainError(err))})
 			return
 		}
@@ -79,11 +88,77 @@ func (w *liveWatch) run(ctx context.Context) {
 	}
 }
 
+// checkStart reads the prefix at opts.Rev before the first stream, and says
+// whether to go on. etcd answers a watch from a compacted revision as it
+// answers a resume whose revision it compacted meanwhile; only the first is
+// the caller's to hear about as an error.
+func (w *liveWatch) checkStart(ctx context.Context) bool {
+	if w.opts.Rev == 0 {
+		return true
+	}
+	_, err := w.l.Get(ctx, w.key, w.opts.Rev)
+	var compacted *CompactedError
+	if !errors.As(err, &compacted) {
+		return true
+	}
+	err = fmt.Errorf("watch %s: %w", describeRange(w.key, w.end), compacted)
+	if !w.send(ctx, Batch{Err: err, Revision: compacted.Compacted}) || !w.opts.ContinueAfterCompaction {
+		return false
+	}
+	w.next = compacted.Compacted
+	w.note = fmt.Sprintf("continuing from revision %d, the oldest etcd still holds", w.next)
+	return true
+}
+
+// askOrdered asks every member's version in the background, and brings
+// whether all of them order progress notifications after pending events.
+// A member that cannot be asked counts as one that does not.
+func (w *liveWatch) askOrdered(ctx context.Context) <-chan bool {
+	ch := make(chan bool, 1)
+	go func() {
+		ordered := true
+		for _, ep := range w.l.c.Endpoints() {
+			sctx, cancel := context.WithTimeout(ctx, w.l.timeout)
+			st, err := w.l.c.Status(sctx, ep)
+			cancel()
+			if ordered = err == nil && progressOrdered(st.Version); !ordered {
+				break
+			}
+		}
+		ch <- ordered
+	}()
+	return ch
+}
+
+// progressOrdered says whether etcd of this version answers a progress
+// request only after the events it has still to send. Before 3.4.31 and
+// 3.5.13 it could answer with a revision whose events were still queued, or
+// not yet read for a watch catching up (etcd-io/etcd#15220, #17507): the
+// answer would move the resume point, this watch's and clientv3's own, past
+// events not yet delivered. kube-apiserver asks for progress only from the
+// later versions (endpointSupportsRequestWatchProgress, in
+// k8s.io/apiserver/pkg/storage/feature).
+func progressOrdered(version string) bool {
+	var major, minor, patch int
+	if _, err := fmt.Sscanf(version, "%d.%d.%d", &major, &minor, &patch); err != nil {
+		return false
+	}
+	switch {
+	case major != 3:
+		return major > 3
+	case minor == 4:
+		return patch >= 31
+	case minor == 5:
+		return patch >= 13
+	}
+	return minor > 5
+}
+
 // stream runs one etcd watch until it fails, and says whether it delivered
 // anything. WithRequireLeader makes a member cut off from its leader cancel
 // the watch instead of keeping it silently stale, as kube-apiserver asks.
 func (w *liveWatch) stream(ctx context.Context) (delivered bool, err error) {
-	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	sctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
 	opts := []clientv3.OpOption{
 		clientv3.WithRange(w.end), clientv3.WithPrevKV(),
@@ -92,17 +167,26 @@ func (w *liveWatch) stream(ctx context.Context) (delivered bool, err error) {
 	if w.next > 0 {
 		opts = append(opts, clientv3.WithRev(w.next))
 	}
-	wc := w.l.c.Watch(ctx, w.key, opts...)
+	wc := w.l.c.Watch(sctx, w.key, opts...)
 	tick := time.NewTicker(w.opts.ProgressInterval)
 	defer tick.Stop()
 	for {
 		select {
-		case <-ctx.Done():
-			return delivered, ctx.Err()
+		case <-sctx.Done():
+			return delivered, sctx.Err()
+		case w.ordered = <-w.orderedc:
+			w.orderedc = nil
+		case a := <-w.keys.answer:
+			w.keys.settle(a)
 		case <-tick.C:
-			// Progress requests go to the stream of ctx's metadata: the
-			// one this watch runs on.
-			w.l.c.RequestProgress(ctx)
+			// Asked now rather than at the start, where it would share
+			// etcd with the first reads of whoever opened the watch.
+			w.keys.ask(ctx, w.l, w.prefix, w.next)
+			if w.ordered {
+				// Progress requests go to the stream of sctx's
+				// metadata: the one this watch runs on.
+				w.l.c.RequestProgress(sctx)
+			}
 		case resp, ok := <-wc:
 			if !ok {
 				return delivered, errors.New("watch channel closed")
@@ -150,9 +234,11 @@ func (w *liveWatch) addNote(n string) {
 }
 
 // batch turns a response into a Batch, dropping events of revisions already
-// delivered by an earlier stream. A progress notification moves the head but
-// not next: etcd before 3.4.24 could send one ahead of pending events
-// (etcd-io/etcd#15220), so only delivered events move the resume point.
+// delivered by an earlier stream. A progress notification moves next past
+// its revision: it comes only after every event up to it, from an etcd
+// that orders requested notifications (only those are asked for) and from
+// etcd's own periodic ones, which it sends to a watch that has caught up,
+// through the queue its events take.
 func (w *liveWatch) batch(resp clientv3.WatchResponse) Batch {
 	b := Batch{Revision: resp.Header.Revision, Note: w.note}
 	w.note = ""
@@ -160,10 +246,15 @@ func (w *liveWatch) batch(resp clientv3.WatchResponse) Batch {
 		if ev.Kv.ModRevision < w.next {
 			continue
 		}
-		b.Events = append(b.Events, eventOf(ev))
+		e := eventOf(ev)
+		w.keys.apply(e)
+		b.Events = append(b.Events, e)
 	}
 	if n := len(b.Events); n > 0 {
 		w.next = b.Events[n-1].KV.ModRevision + 1
+	}
+	if resp.IsProgressNotify() {
+		w.next = max(w.next, resp.Header.Revision+1)
 	}
 	b.Progress = len(b.Events) == 0 && b.Note == ""
 	return b

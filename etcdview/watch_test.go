@@ -70,6 +70,9 @@ func TestWatchReportsEachChangeWithItsPreviousValue(t *testing.T) {
 func TestWatchProgressKeepsHeadCurrent(t *testing.T) {
 	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
 		ctx := testCtx(t)
+		if st, err := cli.Status(ctx, cli.Endpoints()[0]); err != nil || !progressOrdered(st.Version) {
+			t.Skipf("etcd %s may answer a progress request ahead of pending events (etcd-io/etcd#15220): the watch does not ask (%v)", st.Version, err)
+		}
 		start := put(t, cli, "/registry/quiet/x", "1")
 		wc := NewLive(cli, 0).Watch(ctx, "/registry/quiet/", WatchOptions{Rev: start + 1, ProgressInterval: 100 * time.Millisecond})
 		head := put(t, cli, "/registry/busy/y", "a change outside the watched prefix")
@@ -121,6 +124,19 @@ func TestWatchFromCompactedRevision(t *testing.T) {
 			})
 		}
 	})
+}
+
+func TestProgressIsAskedOnlyOfEtcdThatOrdersIt(t *testing.T) {
+	for version, want := range map[string]bool{
+		"3.4.23": false, "3.4.30": false, "3.4.31": true,
+		"3.5.12": false, "3.5.13": true, "3.5.35": true,
+		"3.6.0": true, "3.6.16": true, "3.7.3": true, "4.0.0": true,
+		"3.3.27": false, "": false, "not a version": false,
+	} {
+		if got := progressOrdered(version); got != want {
+			t.Errorf("progressOrdered(%q) = %v, want %v", version, got, want)
+		}
+	}
 }
 
 // writes is how many writes the fault tests make while faults happen.

@@ -1,6 +1,8 @@
 // Package etcdtest starts a real etcd as a separate process for tests: the
 // Debian etcd-server package (etcd 3.4), an older and external etcd beside the
-// bundled one, so that every package can check it works with both.
+// bundled one, and etcd 3.5 and 3.6 built from the module proxy (see
+// versions.go), so that every package can check it works with each etcd
+// that Kubernetes runs.
 package etcdtest
 
 import (
@@ -52,6 +54,9 @@ type External struct {
 	// Version is the version `etcd --version` prints, e.g. "3.4.23".
 	Version string
 
+	bin       string
+	args      []string // etcd's flags, for Restart
+	ready     time.Duration
 	cmd       *exec.Cmd
 	tlsConfig *tls.Config
 	logPath   string
@@ -89,10 +94,14 @@ func lookBinary(t testing.TB, name, env, debianPackage string) string {
 	return ""
 }
 
-// Start runs etcd until the test ends, and waits until it serves.
+// Start runs Debian's etcd until the test ends, and waits until it serves.
 func Start(t testing.TB, opts Options) *External {
 	t.Helper()
-	bin := Binary(t)
+	return startBinary(t, Binary(t), opts)
+}
+
+func startBinary(t testing.TB, bin string, opts Options) *External {
+	t.Helper()
 	dir := t.TempDir()
 	var lastErr error
 	for range 3 {
@@ -120,7 +129,6 @@ func Launch(bin, dir string, opts Options) (*External, error) {
 	e := &External{
 		DataDir: filepath.Join(dir, "data"),
 		logPath: filepath.Join(dir, "etcd.log"),
-		exited:  make(chan struct{}),
 	}
 	if out, err := exec.Command(bin, "--version").Output(); err == nil {
 		e.Version = strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "etcd Version: ")
@@ -158,24 +166,44 @@ func Launch(bin, dir string, opts Options) (*External, error) {
 			"--trusted-ca-file", e.TLS.CA,
 			"--client-cert-auth")
 	}
-	e.cmd = exec.Command(bin, args...)
+	e.bin, e.args, e.ready = bin, args, opts.ReadyTimeout
+	if e.ready == 0 {
+		e.ready = 20 * time.Second
+	}
+	if err := e.run(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// run starts the process and waits until it serves.
+func (e *External) run() error {
+	e.exited = make(chan struct{})
+	e.cmd = exec.Command(e.bin, e.args...)
 	e.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := e.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("run %s: %w", bin, err)
+		return fmt.Errorf("run %s: %w", e.bin, err)
 	}
 	go func() {
 		e.cmd.Wait()
 		close(e.exited)
 	}()
-	timeout := opts.ReadyTimeout
-	if timeout == 0 {
-		timeout = 20 * time.Second
-	}
-	if err := e.waitReady(timeout); err != nil {
+	if err := e.waitReady(e.ready); err != nil {
 		e.Stop()
-		return nil, fmt.Errorf("%w\n%s", err, e.logTail())
+		return fmt.Errorf("%w\n%s", err, e.logTail())
 	}
-	return e, nil
+	return nil
+}
+
+// Restart kills the process and runs it again on the same data, ports and
+// flags, as a supervisor restarts a member that crashed: clients keep their
+// endpoint and see their streams break. etcd syncs its WAL before it
+// acknowledges a write, so no acknowledged write is lost. A kill, because
+// etcd 3.5 and later wait up to seconds on SIGTERM for open watch streams.
+func (e *External) Restart() error {
+	e.cmd.Process.Kill()
+	<-e.exited
+	return e.run()
 }
 
 func (e *External) waitReady(timeout time.Duration) error {

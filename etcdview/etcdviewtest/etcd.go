@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/embedded"
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -13,21 +14,7 @@ import (
 // returns it with a client of all its members.
 func StartCluster(t testing.TB, members int) (*embedded.Cluster, *clientv3.Client) {
 	t.Helper()
-	c, err := embedded.Start(context.Background(), embedded.Options{Members: members})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	cfg, err := c.ClientConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli, err := clientv3.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cli.Close() })
-	return c, cli
+	return etcdtest.StartBundled(t, members)
 }
 
 // ReadOnlyUser and ReadOnlyPassword are the user EnableReadOnlyUser makes.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -21,6 +22,25 @@ const quotaBytes = 8 << 30
 func startEtcd(bin, dir string) (*etcdtest.External, error) {
 	return etcdtest.Launch(bin, dir, etcdtest.Options{QuotaBackendBytes: quotaBytes, ReadyTimeout: 2 * time.Minute})
 }
+
+// etcdBinary is the etcd binary that --etcd names: a path, or a release line
+// of the tests' version matrix, Debian's package for 3.4 and otherwise etcd
+// built from its module in bench/ (etcdtest.Build, which caches it).
+func etcdBinary(arg string) (string, error) {
+	if !releaseLine.MatchString(arg) {
+		return arg, nil
+	}
+	if arg == "3.4" {
+		return "/usr/bin/etcd", nil
+	}
+	repo, err := etcdtest.RepoRoot(".")
+	if err != nil {
+		return "", err
+	}
+	return etcdtest.Build(repo, arg)
+}
+
+var releaseLine = regexp.MustCompile(`^3\.[0-9]+$`)
 
 // client is a new client of e that takes whole 1M-key responses; the caller
 // closes it.

@@ -21,8 +21,8 @@ func main() {
 	runs := flag.Int("runs", 5, "runs of each figure; the table shows medians")
 	quick := flag.Bool("quick", false, "one short pass of each figure, for CI: checks the benchmark code works, judges no goal")
 	tailFor := flag.Duration("tail", 30*time.Second, "how long the writer puts during the tail-lag figure")
-	etcdBin := flag.String("etcd", "/usr/bin/etcd", "etcd binary holding the fill (bench/run passes etcd 3.7.3, built from go.mod's etcd)")
-	etcdctl := flag.String("etcdctl", "/usr/bin/etcdctl", "etcdctl to compare with (bench/run passes etcdctl 3.7.3)")
+	etcdArg := flag.String("etcd", "3.7", "etcd holding the fill: a release line (3.4 is Debian's /usr/bin/etcd; 3.5, 3.6 and 3.7 are built and cached, 3.7 from go.mod's etcd) or a binary")
+	etcdctl := flag.String("etcdctl", "/usr/bin/etcdctl", "etcdctl to compare with (bench/run passes etcdctl 3.7.3, which works against every etcd)")
 	etcdscope := flag.String("etcdscope", "", "etcdscope binary to measure (bench/run builds it)")
 	fillOnly := flag.Bool("fill-only", false, "fill (or reuse) the data dir, then stop")
 	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, tui, tail, go")
@@ -38,7 +38,12 @@ func main() {
 	if *quick {
 		*runs, *tailFor = 1, 3*time.Second
 	}
-	if err := bench(*keys, *runs, *quick, *tailFor, *etcdBin, *etcdctl, *etcdscope, *fillOnly, *only); err != nil {
+	etcdBin, err := etcdBinary(*etcdArg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if err := bench(*keys, *runs, *quick, *tailFor, etcdBin, *etcdctl, *etcdscope, *fillOnly, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
