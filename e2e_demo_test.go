@@ -14,6 +14,7 @@ import (
 var (
 	kubeconfigOnScreen = regexp.MustCompile(`kubectl --kubeconfig (\S+/kubeconfig)`)
 	tailKept           = regexp.MustCompile(`tail (\d+)/\d+ kept`)
+	writesReceived     = regexp.MustCompile(`write path · (\d+) writes`)
 )
 
 const e2eManifest = `apiVersion: v1
@@ -42,13 +43,28 @@ spec:
         image: nginx:1.27
 `
 
+// numberOn is the number the first group of re finds on screen, and whether
+// it found one.
+func numberOn(re *regexp.Regexp, screen string) (int, bool) {
+	m := re.FindStringSubmatch(screen)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
+
 // TestDemoEndToEnd starts etcdscope with no flags: the bundled cluster, the
 // API server and the demo come up, the tree and the tail move, a manifest
 // applied with the real kubectl shows in the tail and on the write path,
-// and q leaves no process and no data dir behind.
+// p holds the write path still while writes go on, and q leaves no process
+// and no data dir behind.
 func TestDemoEndToEnd(t *testing.T) {
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
+		if os.Getenv("ETCDSCOPE_REQUIRE_KUBECTL") == "1" {
+			t.Fatalf("kubectl required (ETCDSCOPE_REQUIRE_KUBECTL=1): %v", err)
+		}
 		t.Skip("kubectl is not installed")
 	}
 	start := time.Now()
@@ -58,15 +74,13 @@ func TestDemoEndToEnd(t *testing.T) {
 	s.waitText("pods/", "deployments/", "leases/", "minions/", "endpointslices/")
 
 	// The tail moves on its own.
-	first := s.waitFor("a count in the tail", func(sc string) bool { return tailKept.MatchString(sc) })
-	n0, _ := strconv.Atoi(tailKept.FindStringSubmatch(first)[1])
+	n0, _ := numberOn(tailKept, s.waitFor("a count in the tail", func(sc string) bool { _, ok := numberOn(tailKept, sc); return ok }))
 	s.waitFor("the tail growing", func(sc string) bool {
-		m := tailKept.FindStringSubmatch(sc)
-		n, _ := strconv.Atoi(m[1])
-		return m != nil && n > n0
+		n, ok := numberOn(tailKept, sc)
+		return ok && n > n0
 	})
 
-	// kubectl, from another process, with the kubeconfig the flow screen names.
+	// kubectl, from another process, with the kubeconfig the write path names.
 	s.keys("5")
 	screen := s.waitFor("the kubeconfig", func(sc string) bool { return kubeconfigOnScreen.MatchString(sc) })
 	kubeconfig := kubeconfigOnScreen.FindStringSubmatch(screen)[1]
@@ -75,14 +89,25 @@ func TestDemoEndToEnd(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte(e2eManifest), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s.keys("p") // hold the write path still once the apply is in
-	s.keys("p")
 	out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "apply", "-f", manifest).CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl apply: %v\n%s", err, out)
 	}
 	s.waitText("default/e2e-web", "admin") // the Deployment, written by kubectl as admin
-	s.keys("2")
+
+	// Paused, the write path holds its rows while the demo writes on.
+	s.keys("p")
+	paused, _ := numberOn(writesReceived, s.waitText("paused"))
+	s.waitFor("writes counted while paused, the Deployment's still shown", func(sc string) bool {
+		n, ok := numberOn(writesReceived, sc)
+		return ok && n > paused && strings.Contains(sc, "default/e2e-web")
+	})
+	s.keys("p")
+	s.waitFor("the write path resumed", func(sc string) bool { return !strings.Contains(sc, "paused") })
+	// The tail, filtered: the demo's writes have scrolled the apply's by.
+	s.keys("2", "/")
+	s.tmux("send-keys", "-t", "tui", "-l", "e2e")
+	s.keys("Enter")
 	s.waitText("default/e2e-hello", "default/e2e-web")
 	// The controllers, the scheduler and the kubelets answer.
 	s.waitFor("the Deployment's pods running", func(sc string) bool {

@@ -91,5 +91,5 @@ func (s *tuiSession) checkIntact(title string, want ...string) {
 	if buffers := strings.TrimSpace(s.tmux("list-buffers")); buffers != "" {
 		s.t.Errorf("a clipboard write reached tmux: %s", buffers)
 	}
-	s.waitText(append([]string{"etcdscope", "members up", "browse", "tail", "flow"}, want...)...)
+	s.waitText(append([]string{"etcdscope", "members up", "browse", "tail", "write path"}, want...)...)
 }

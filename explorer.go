@@ -13,6 +13,7 @@ import (
 	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/apiserver"
 	"github.com/etcdscope/etcdscope/ui"
+	"github.com/etcdscope/etcdscope/ui/writepath"
 	"k8s.io/client-go/rest"
 )
 
@@ -59,7 +60,7 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 		closeFn = func() { cp.Close(); closeSrc() }
 		opts.Description = fmt.Sprintf("bundled %d-member cluster in %s", len(c.Members()), c.DataDir())
 		opts.Members = bundledMembers{c}
-		opts.Flow = cp.feed(c)
+		opts.WritePath = cp.feed(c)
 	default:
 		src, closeSrc, err := openSource(ctx, conn)
 		if err != nil {
@@ -68,7 +69,7 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 		opts.Source, closeFn = src, closeSrc
 		opts.Description = "etcd at " + strings.Join(conn.endpoints, ",")
 		opts.MembersOff = "k and r stop and restart members of the bundled cluster only: etcdscope never writes to a live etcd"
-		opts.Flow.Note = "the write path shows in bundled mode, where etcdscope runs the API server"
+		opts.WritePath.Note = "the write path shows in bundled mode, where etcdscope runs the API server"
 		if kind == fileSource {
 			opts.Description = "data file " + conn.db
 			opts.MembersOff = "an offline data file has no members to stop or restart"
@@ -158,16 +159,16 @@ func (cp *controlPlane) Close() {
 }
 
 // feed adapts the API server's trace, the demo's reactions and the
-// cluster's members to the flow pane's types.
-func (cp *controlPlane) feed(c *embedded.Cluster) ui.Flow {
-	writes := make(chan ui.FlowWrite, 256)
+// cluster's members to the write-path pane's types.
+func (cp *controlPlane) feed(c *embedded.Cluster) writepath.Feed {
+	writes := make(chan writepath.Write, 256)
 	go func() {
 		defer close(writes)
 		for t := range cp.traces {
-			w := ui.FlowWrite{Start: t.Start, Verb: t.Verb, Resource: t.Resource, Namespace: t.Namespace, Name: t.Name,
+			w := writepath.Write{Start: t.Start, Verb: t.Verb, Resource: t.Resource, Namespace: t.Namespace, Name: t.Name,
 				User: t.User, Key: t.Key, Revision: t.Revision, Code: t.Code}
 			for _, st := range t.Stages {
-				w.Stages = append(w.Stages, ui.FlowStage{Name: st.Name, Duration: st.Duration})
+				w.Stages = append(w.Stages, writepath.Stage{Name: st.Name, Duration: st.Duration})
 			}
 			select {
 			case writes <- w:
@@ -175,13 +176,13 @@ func (cp *controlPlane) feed(c *embedded.Cluster) ui.Flow {
 			}
 		}
 	}()
-	f := ui.Flow{
+	f := writepath.Feed{
 		Writes: writes,
 		Note:   "kubectl --kubeconfig " + cp.api.kubeconfig,
-		Members: func() []ui.FlowMember {
-			var out []ui.FlowMember
+		Members: func() []writepath.Member {
+			var out []writepath.Member
 			for _, m := range c.Members() {
-				out = append(out, ui.FlowMember{Name: m.Name, Leader: m.Leader, Running: m.Running, Applied: m.AppliedIndex})
+				out = append(out, writepath.Member{Name: m.Name, Leader: m.Leader, Running: m.Running, Applied: m.AppliedIndex})
 			}
 			return out
 		},
@@ -189,12 +190,12 @@ func (cp *controlPlane) feed(c *embedded.Cluster) ui.Flow {
 	if cp.demo != nil {
 		rs, cancel := cp.demo.Reactions()
 		cp.stop = append(cp.stop, cancel)
-		reactions := make(chan ui.FlowReaction, 1024)
+		reactions := make(chan writepath.Reaction, 1024)
 		go func() {
 			defer close(reactions)
 			for r := range rs {
 				select {
-				case reactions <- ui.FlowReaction{Revision: r.Revision, Component: r.Component, Event: r.Event, Resource: r.Resource, Detail: r.Detail}:
+				case reactions <- writepath.Reaction{Revision: r.Revision, Component: r.Component, Event: r.Event, Resource: r.Resource, Detail: r.Detail}:
 				default:
 				}
 			}

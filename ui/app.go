@@ -1,7 +1,8 @@
 // Package ui is the terminal UI: browse the /registry tree beside the object
 // pane, tail the watch stream, walk an object's history, watch the members.
 // The app routes messages to the panes in ui/tree, ui/object, ui/tail,
-// ui/history and ui/cluster and performs the intents they return.
+// ui/history, ui/cluster and ui/writepath and performs the intents they
+// return.
 package ui
 
 import (
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -16,11 +18,11 @@ import (
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/cluster"
 	"github.com/etcdscope/etcdscope/ui/common"
-	"github.com/etcdscope/etcdscope/ui/flow"
 	"github.com/etcdscope/etcdscope/ui/history"
 	"github.com/etcdscope/etcdscope/ui/object"
 	"github.com/etcdscope/etcdscope/ui/tail"
 	"github.com/etcdscope/etcdscope/ui/tree"
+	"github.com/etcdscope/etcdscope/ui/writepath"
 )
 
 // Members stops and restarts members of the bundled cluster.
@@ -48,21 +50,13 @@ type Options struct {
 	// RefreshInterval is how often the members' status is read; 0 means
 	// every second.
 	RefreshInterval time.Duration
-	// Flow feeds the flow screen: the API server's write trace, the
-	// watchers that reacted, each member's applied index. Its zero value
-	// (no API server) leaves the screen with Flow.Note.
-	Flow Flow
+	// WritePath feeds the write-path screen: the API server's write
+	// trace, the watchers that reacted, each member's applied index. Its
+	// zero value (no API server) leaves the screen with WritePath.Note.
+	WritePath writepath.Feed
+	// Tick makes the UI's timers; nil is tea.Tick (see common.Common).
+	Tick common.Tick
 }
-
-// Flow and the types it carries are the flow pane's; the caller adapts the
-// API server's trace and the cluster's members to them.
-type (
-	Flow         = flow.Feed
-	FlowWrite    = flow.Write
-	FlowStage    = flow.Stage
-	FlowReaction = flow.Reaction
-	FlowMember   = flow.Member
-)
 
 // DefaultTailBuffer is the tail's ring size when Options gives none.
 const DefaultTailBuffer = 10000
@@ -78,7 +72,7 @@ const (
 	WritePath
 )
 
-var screenNames = [...]string{"browse", "tail", "history", "cluster", "flow"}
+var screenNames = [...]string{"browse", "tail", "history", "cluster", "write path"}
 
 // flashFor is how long a flash message stays.
 const flashFor = 6 * time.Second
@@ -89,12 +83,12 @@ type Model struct {
 	opts   Options
 	keys   KeyMap
 
-	tree    *tree.Model
-	object  *object.Model
-	tail    *tail.Model
-	history *history.Model
-	cluster *cluster.Model
-	flow    *flow.Model
+	tree      *tree.Model
+	object    *object.Model
+	tail      *tail.Model
+	history   *history.Model
+	cluster   *cluster.Model
+	writePath *writepath.Model
 
 	screen      Screen
 	objectFocus bool // in browse, the object pane has the keys
@@ -106,7 +100,8 @@ type Model struct {
 
 	commanding bool
 	input      textinput.Model
-	help       bool
+	helpShown  bool // the help screen is up
+	help       help.Model
 
 	rate      float64
 	lastTotal uint64
@@ -122,13 +117,12 @@ func New(ctx context.Context, opts Options) *Model {
 	if opts.TailBuffer <= 0 {
 		opts.TailBuffer = DefaultTailBuffer
 	}
-	c := common.Common{Ctx: ctx, Src: opts.Source, Styles: common.DefaultStyles(), Timeout: opts.Timeout, Decoder: opts.Decoder}
-	in := textinput.New()
-	in.Prompt = ":"
+	c := common.Common{Ctx: ctx, Src: opts.Source, Styles: common.DefaultStyles(), Timeout: opts.Timeout, Decoder: opts.Decoder, Tick: opts.Tick}
+	in := common.NewInput(":")
 	m := &Model{
-		common: c, opts: opts, keys: DefaultKeyMap(), input: in,
+		common: c, opts: opts, keys: DefaultKeyMap(), input: in, help: newHelp(c.Styles),
 		tree: tree.New(c), object: object.New(c), tail: tail.New(c, opts.TailBuffer),
-		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval), flow: flow.New(c, opts.Flow),
+		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval), writePath: writepath.New(c, opts.WritePath),
 	}
 	m.focus()
 	return m
@@ -151,7 +145,7 @@ type memberDoneMsg struct {
 
 // Init reads the root level, starts the watch and the status refreshes.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.tree.Init(), m.tail.Start(), m.cluster.Init(), m.flow.Init())
+	return tea.Batch(m.tree.Init(), m.tail.Start(), m.cluster.Init(), m.writePath.Init())
 }
 
 // Update routes: keys to the pane in front, intents to the app, answers to
@@ -210,7 +204,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
-	return tea.Batch(m.tree.Update(msg), m.object.Update(msg), m.tail.Update(msg), m.history.Update(msg), m.cluster.Update(msg), m.flow.Update(msg))
+	return tea.Batch(m.tree.Update(msg), m.object.Update(msg), m.tail.Update(msg), m.history.Update(msg), m.cluster.Update(msg), m.writePath.Update(msg))
 }
 
 // capturing is true while a text field in a pane takes every key.
@@ -249,9 +243,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return tea.Quit
 	case m.commanding:
 		return m.commandKey(msg)
-	case m.help:
+	case m.helpShown:
 		if key.Matches(msg, m.keys.Help, m.keys.Back, m.keys.Quit) {
-			m.help = false
+			m.helpShown = false
 		}
 		return nil
 	case m.capturing():
@@ -259,13 +253,13 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Quit):
 		return tea.Quit
 	case key.Matches(msg, m.keys.Help):
-		m.help = true
+		m.helpShown = true
 		return nil
 	case key.Matches(msg, m.keys.Command):
 		m.commanding = true
 		m.input.SetValue("")
 		return m.input.Focus()
-	case key.Matches(msg, m.keys.Browse, m.keys.Tail, m.keys.History, m.keys.Cluster, m.keys.Flow):
+	case key.Matches(msg, m.keys.Browse, m.keys.Tail, m.keys.History, m.keys.Cluster, m.keys.WritePath):
 		m.screen = Screen(msg.Runes[0] - '1')
 		m.focus()
 		return nil
@@ -302,7 +296,7 @@ func (m *Model) active() common.Component {
 	case Cluster:
 		return m.cluster
 	case WritePath:
-		return m.flow
+		return m.writePath
 	}
 	if m.objectFocus {
 		return m.object
@@ -316,14 +310,14 @@ func (m *Model) focus() {
 	m.tail.Focus(m.screen == Tail)
 	m.history.Focus(m.screen == History)
 	m.cluster.Focus(m.screen == Cluster)
-	m.flow.Focus(m.screen == WritePath)
+	m.writePath.Focus(m.screen == WritePath)
 }
 
 func (m *Model) setFlash(text string, isErr bool) tea.Cmd {
 	m.flash, m.flashErr = text, isErr
 	m.flashGen++
 	gen := m.flashGen
-	return tea.Tick(flashFor, func(time.Time) tea.Msg { return clearFlashMsg{gen} })
+	return m.common.After(flashFor, func(time.Time) tea.Msg { return clearFlashMsg{gen} })
 }
 
 func (m *Model) memberCmd(what, name string) tea.Cmd {

@@ -6,9 +6,17 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-
+	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 )
+
+// updateOf is m.Update for uitest, which drives a pane's Update.
+func updateOf(m *Model) func(tea.Msg) tea.Cmd {
+	return func(msg tea.Msg) tea.Cmd {
+		_, cmd := m.Update(msg)
+		return cmd
+	}
+}
 
 func appOn(src *uitest.Source) *Model {
 	m := sized(src, 100)
@@ -31,10 +39,10 @@ func TestCommandLine(t *testing.T) {
 		src := uitest.Fixture()
 		src.Compact(5)
 		m := appOn(src)
-		update := func(msg tea.Msg) tea.Cmd { _, cmd := m.Update(msg); return cmd }
-		uitest.Press(update, ":")
-		uitest.Type(update, tc.line)
-		uitest.Press(update, "enter")
+		update := updateOf(m)
+		uitest.Press(t, update, ":")
+		uitest.Type(t, update, tc.line)
+		uitest.Press(t, update, "enter")
 		got := m.View()
 		for _, w := range tc.want {
 			if !strings.Contains(got, w) {
@@ -45,11 +53,11 @@ func TestCommandLine(t *testing.T) {
 }
 
 func TestMemberKeysOutsideBundledModeSayWhy(t *testing.T) {
-	m := New(context.Background(), Options{Source: uitest.Fixture(), MembersOff: "etcdscope never writes to a live etcd"})
+	m := New(context.Background(), Options{Source: uitest.Fixture(), MembersOff: "etcdscope never writes to a live etcd", Tick: new(uitest.Clock).Tick})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	update := func(msg tea.Msg) tea.Cmd { _, cmd := m.Update(msg); return cmd }
-	uitest.Drive(update, m.cluster.Init())
-	uitest.Press(update, "4", "k")
+	update := updateOf(m)
+	uitest.Drive(t, update, m.cluster.Init())
+	uitest.Press(t, update, "4", "k")
 	if got := m.View(); !strings.Contains(got, "never writes to a live etcd") {
 		t.Errorf("k outside bundled mode:\n%s", got)
 	}
@@ -57,9 +65,9 @@ func TestMemberKeysOutsideBundledModeSayWhy(t *testing.T) {
 
 func TestScreenKeysAndHelp(t *testing.T) {
 	m := appOn(uitest.Fixture())
-	update := func(msg tea.Msg) tea.Cmd { _, cmd := m.Update(msg); return cmd }
+	update := updateOf(m)
 	for _, tc := range []struct{ key, want string }{{"2", "[2 tail]"}, {"3", "[3 history]"}, {"4", "[4 cluster]"}, {"1", "[1 browse]"}, {"?", "move (every list)"}} {
-		uitest.Press(update, tc.key)
+		uitest.Press(t, update, tc.key)
 		if got := m.View(); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: no %q in\n%s", tc.key, tc.want, got)
 		}
@@ -95,16 +103,14 @@ func burst(keys string) []tea.KeyMsg {
 }
 
 // feed hands msg to m and drives the commands it returns.
-func feed(m *Model, msg tea.Msg) {
-	uitest.Drive(func(msg tea.Msg) tea.Cmd { _, cmd := m.Update(msg); return cmd }, func() tea.Msg { return msg })
+func feed(t *testing.T, m *Model, msg tea.Msg) {
+	t.Helper()
+	uitest.Drive(t, updateOf(m), common.Send(msg))
 }
 
 func TestKeysReadInOneBurstActAsTypedOneByOne(t *testing.T) {
 	for _, keys := range []string{":pods kube-system\r", "jjj", "/pods\rj", "2/web-0\r", "3?"} {
-		t.Run(keys, func(t *testing.T) {
-			t.Parallel() // each key waits out the timers it starts
-			typedTogetherAsOneByOne(t, keys)
-		})
+		t.Run(keys, func(t *testing.T) { typedTogetherAsOneByOne(t, keys) })
 	}
 }
 
@@ -112,11 +118,11 @@ func typedTogetherAsOneByOne(t *testing.T, keys string) {
 	oneByOne, together := appOn(uitest.Fixture()), appOn(uitest.Fixture())
 	for _, r := range keys {
 		for _, msg := range burst(string(r)) {
-			feed(oneByOne, msg)
+			feed(t, oneByOne, msg)
 		}
 	}
 	for _, msg := range burst(keys) {
-		feed(together, msg)
+		feed(t, together, msg)
 	}
 	if want, got := oneByOne.View(), together.View(); got != want {
 		t.Errorf("%q in one read:\n%s\nwant, as typed one key at a time:\n%s", keys, got, want)

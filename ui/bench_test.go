@@ -17,9 +17,10 @@ import (
 
 var keyJ = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'j'}}
 
-// sized is the app on src, 100x30, before any read.
+// sized is the app on src, 100x30, before any read, its timers on a clock
+// that never moves.
 func sized(src etcdview.Source, buffer int) *Model {
-	m := New(context.Background(), Options{Source: src, TailBuffer: buffer})
+	m := New(context.Background(), Options{Source: src, TailBuffer: buffer, Tick: new(uitest.Clock).Tick})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	return m
 }

@@ -51,7 +51,7 @@ func (m *Model) run(line string) tea.Cmd {
 		}
 		return m.tail.Update(m.tailScope(prefix))
 	case "help":
-		m.help = true
+		m.helpShown = true
 		return nil
 	}
 	res, ok := decode.LookupResource(f[0])

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/uitest"
+	"github.com/etcdscope/etcdscope/ui/writepath"
 	"github.com/muesli/termenv"
 )
 
@@ -25,7 +26,7 @@ const waitFor = 10 * time.Second
 func newTest(t *testing.T, w, h int) (*teatest.TestModel, *uitest.Source) {
 	t.Helper()
 	src := uitest.Fixture()
-	return startOn(t, w, h, Options{Source: src, Description: "fixture store", Flow: fixtureFlow()}), src
+	return startOn(t, w, h, Options{Source: src, Description: "fixture store", WritePath: fixtureFeed()}), src
 }
 
 // startOn starts the UI with opts in a virtual terminal of w x h, with a
@@ -38,25 +39,25 @@ func startOn(t *testing.T, w, h int, opts Options) *teatest.TestModel {
 	return teatest.NewTestModel(t, New(ctx, opts), teatest.WithInitialTermSize(w, h))
 }
 
-// fixtureFlow is a write trace of two writes, one of them refused, seen by
+// fixtureFeed is a write trace of two writes, one of them refused, seen by
 // one watcher, on a three-member cluster.
-func fixtureFlow() Flow {
-	stages := func(etcd time.Duration) []FlowStage {
-		return []FlowStage{
+func fixtureFeed() writepath.Feed {
+	stages := func(etcd time.Duration) []writepath.Stage {
+		return []writepath.Stage{
 			{Name: "authn", Duration: 2 * time.Microsecond}, {Name: "authz", Duration: 3 * time.Microsecond},
 			{Name: "mutate", Duration: 12 * time.Microsecond}, {Name: "validate", Duration: 45 * time.Microsecond},
 			{Name: "encode", Duration: 20 * time.Microsecond}, {Name: "etcd txn", Duration: etcd},
 		}
 	}
-	writes := make(chan FlowWrite, 2)
-	writes <- FlowWrite{Verb: "create", Resource: "configmaps", Namespace: "default", Name: "settings", User: "kubernetes-admin",
+	writes := make(chan writepath.Write, 2)
+	writes <- writepath.Write{Verb: "create", Resource: "configmaps", Namespace: "default", Name: "settings", User: "kubernetes-admin",
 		Code: 409, Stages: stages(0)[:5]}
-	writes <- FlowWrite{Verb: "update", Resource: "pods/status", Namespace: "default", Name: "web-0", User: "system:node:node-1",
+	writes <- writepath.Write{Verb: "update", Resource: "pods/status", Namespace: "default", Name: "web-0", User: "system:node:node-1",
 		Key: "/registry/pods/default/web-0", Revision: 13, Code: 200, Stages: stages(3 * time.Millisecond)}
-	reactions := make(chan FlowReaction, 1)
-	reactions <- FlowReaction{Revision: 13, Component: "endpointslice controller"}
-	return Flow{Writes: writes, Reactions: reactions, Members: func() []FlowMember {
-		return []FlowMember{
+	reactions := make(chan writepath.Reaction, 1)
+	reactions <- writepath.Reaction{Revision: 13, Component: "endpointslice controller"}
+	return writepath.Feed{Writes: writes, Reactions: reactions, Members: func() []writepath.Member {
+		return []writepath.Member{
 			{Name: "etcd-0", Running: true, Leader: true, Applied: 40},
 			{Name: "etcd-1", Running: true, Applied: 40},
 			{Name: "etcd-2", Running: true, Applied: 39},
@@ -137,7 +138,7 @@ func TestGoldenScreens(t *testing.T) {
 			typeText(tm, "4")
 			waitScreen(t, tm, "etcd-2")
 		}},
-		{"flow", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+		{"writepath", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			typeText(tm, "5")
 			waitScreen(t, tm, "committed at revision 13", "endpointslice controller")
 		}},

@@ -9,21 +9,22 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/uitest"
+	"github.com/etcdscope/etcdscope/ui/writepath"
 )
 
-// hostileFlow is a write trace whose request, user, watchers and members
+// hostileFeed is a write trace whose request, user, watchers and members
 // hold uitest.Hostile: a refused write's name is whatever the request said.
-func hostileFlow() Flow {
+func hostileFeed() writepath.Feed {
 	h := uitest.Hostile
-	writes := make(chan FlowWrite, 1)
-	writes <- FlowWrite{Verb: "update" + h, Resource: "configmaps" + h, Namespace: "default" + h, Name: "motd" + h,
-		User: "mallory" + h, Key: uitest.MotdKey + h, Revision: 13, Code: 200, Stages: []FlowStage{
+	writes := make(chan writepath.Write, 1)
+	writes <- writepath.Write{Verb: "update" + h, Resource: "configmaps" + h, Namespace: "default" + h, Name: "motd" + h,
+		User: "mallory" + h, Key: uitest.MotdKey + h, Revision: 13, Code: 200, Stages: []writepath.Stage{
 			{Name: "authn" + h, Duration: 2 * time.Microsecond}, {Name: "etcd txn", Duration: time.Millisecond},
 		}}
-	reactions := make(chan FlowReaction, 1)
-	reactions <- FlowReaction{Revision: 13, Component: "controller" + h, Detail: h}
-	return Flow{Writes: writes, Reactions: reactions, Note: "kubeconfig " + h, Members: func() []FlowMember {
-		return []FlowMember{{Name: "etcd-0" + h, Running: true, Leader: true, Applied: 40}, {Name: "etcd-1" + h}}
+	reactions := make(chan writepath.Reaction, 1)
+	reactions <- writepath.Reaction{Revision: 13, Component: "controller" + h, Detail: h}
+	return writepath.Feed{Writes: writes, Reactions: reactions, Note: "kubeconfig " + h, Members: func() []writepath.Member {
+		return []writepath.Member{{Name: "etcd-0" + h, Running: true, Leader: true, Applied: 40}, {Name: "etcd-1" + h}}
 	}}
 }
 
@@ -95,7 +96,7 @@ func hostileScreens() []screen {
 			typeText(tm, "4")
 			waitScreen(t, tm, "unreachable")
 		}, []string{`etcd-0\x1b]0;pwned\x07`, `dial: \x1b]0;pwned\x07`, `fixture \x1b]0;pwned\x07`}},
-		{"flow", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+		{"write path", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			typeText(tm, "5")
 			waitScreen(t, tm, "committed at revision 13")
 		}, []string{`mallory\x1b]0;pwned\x07`, `controller\x1b]0;pwned\x07`}},
@@ -123,7 +124,7 @@ func TestStoredDataCannotDriveTheTerminal(t *testing.T) {
 	for _, sc := range hostileScreens() {
 		t.Run(sc.name, func(t *testing.T) {
 			src := uitest.HostileFixture()
-			tm := startOn(t, 140, 40, Options{Source: src, Description: "etcd at " + h, Flow: hostileFlow()})
+			tm := startOn(t, 140, 40, Options{Source: src, Description: "etcd at " + h, WritePath: hostileFeed()})
 			waitScreen(t, tm, "pods/", "etcd-0")
 			sc.run(t, tm, src)
 			got := finalView(t, tm)

@@ -5,23 +5,23 @@ import "github.com/charmbracelet/bubbles/key"
 // KeyMap are the keys that work on every screen. Each pane names its own in
 // its package's KeyMap; the help screen lists them all from there.
 type KeyMap struct {
-	Quit, Help, Command, Tab, Back       key.Binding
-	Browse, Tail, History, Cluster, Flow key.Binding
+	Quit, Help, Command, Tab, Back            key.Binding
+	Browse, Tail, History, Cluster, WritePath key.Binding
 }
 
 // DefaultKeyMap is k9s's layout: q quits, ? helps, : commands, 1-5 screens.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Command: key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
-		Tab:     key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "switch pane")),
-		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Browse:  key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "browse")),
-		Tail:    key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "tail")),
-		History: key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "history")),
-		Cluster: key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "cluster")),
-		Flow:    key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "write path")),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
+		Tab:       key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "switch pane")),
+		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Browse:    key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "browse")),
+		Tail:      key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "tail")),
+		History:   key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "history")),
+		Cluster:   key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "cluster")),
+		WritePath: key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "write path")),
 	}
 }
 
@@ -30,7 +30,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Command, k.He
 
 // FullHelp is the global part of the help screen.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Browse, k.Tail, k.History, k.Cluster, k.Flow, k.Tab, k.Back, k.Command, k.Help, k.Quit}}
+	return [][]key.Binding{{k.Browse, k.Tail, k.History, k.Cluster, k.WritePath, k.Tab, k.Back, k.Command, k.Help, k.Quit}}
 }
 
 // commandHelp documents the command line, for the help screen.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/etcdscope/etcdscope/ui/cluster"
@@ -28,7 +27,7 @@ func (m *Model) layout() {
 	m.tail.SetSize(m.width, h)
 	m.history.SetSize(m.width, h)
 	m.cluster.SetSize(m.width, h)
-	m.flow.SetSize(m.width, h)
+	m.writePath.SetSize(m.width, h)
 }
 
 // View draws the header, the tabs, the flash line, the screen and the footer.
@@ -42,7 +41,7 @@ func (m *Model) View() string {
 }
 
 func (m *Model) body() string {
-	if m.help {
+	if m.helpShown {
 		return m.helpView()
 	}
 	switch m.screen {
@@ -53,7 +52,7 @@ func (m *Model) body() string {
 	case Cluster:
 		return m.cluster.View()
 	case WritePath:
-		return m.flow.View()
+		return m.writePath.View()
 	}
 	h := m.bodyHeight()
 	sep := strings.TrimSuffix(strings.Repeat(m.common.Styles.Separator.Render("│")+"\n", h), "\n")
@@ -115,7 +114,7 @@ func (m *Model) tabs() string {
 	var parts []string
 	for i, name := range screenNames {
 		label := fmt.Sprintf(" %d %s ", i+1, name)
-		if Screen(i) == m.screen && !m.help {
+		if Screen(i) == m.screen && !m.helpShown {
 			parts = append(parts, s.ActiveTab.Render("["+strings.TrimSpace(label)+"]"))
 		} else {
 			parts = append(parts, s.Tab.Render(label))
@@ -135,90 +134,4 @@ func (m *Model) flashLine() string {
 		return common.Fit(common.Render(s.FlashErr, "✗ "+m.flash), m.width)
 	}
 	return common.Fit(common.Render(s.Flash, "• "+m.flash), m.width)
-}
-
-func (m *Model) footer() string {
-	bindings := m.active().ShortHelp()
-	if m.screen == Browse {
-		bindings = append(bindings, m.keys.Tab)
-	}
-	bindings = append(bindings, m.keys.ShortHelp()...)
-	return common.Fit(m.helpLine(bindings), m.width)
-}
-
-func (m *Model) helpLine(bindings []key.Binding) string {
-	s := m.common.Styles
-	parts := make([]string, 0, len(bindings))
-	for _, b := range bindings {
-		if b.Enabled() {
-			parts = append(parts, s.Key.Render(b.Help().Key)+" "+s.Desc.Render(b.Help().Desc))
-		}
-	}
-	return strings.Join(parts, "  ")
-}
-
-// helpView lists every binding, from the keymaps, in columns.
-func (m *Model) helpView() string {
-	s := m.common.Styles
-	nav := common.DefaultNavKeyMap()
-	sections := []struct {
-		title    string
-		bindings [][]key.Binding
-	}{
-		{"screens", m.keys.FullHelp()},
-		{"move (every list)", [][]key.Binding{nav.Bindings()}},
-		{"command line", [][]key.Binding{commandHelp}},
-		{"browse: tree", m.tree.FullHelp()},
-		{"browse: object", m.object.FullHelp()},
-		{"tail", m.tail.FullHelp()},
-		{"history", m.history.FullHelp()},
-		{"cluster", m.cluster.FullHelp()},
-		{"write path", m.flow.FullHelp()},
-	}
-	var blocks [][]string
-	for _, sec := range sections {
-		var all []key.Binding
-		for _, g := range sec.bindings {
-			all = append(all, g...)
-		}
-		kw := 0
-		for _, b := range all {
-			kw = max(kw, ansi.StringWidth(b.Help().Key))
-		}
-		block := []string{s.Title.Render(sec.title)}
-		for _, b := range all {
-			k := b.Help().Key
-			block = append(block, " "+s.Key.Render(k)+strings.Repeat(" ", kw-ansi.StringWidth(k)+1)+s.Desc.Render(b.Help().Desc))
-		}
-		blocks = append(blocks, append(block, ""))
-	}
-	h := m.bodyHeight()
-	var cols [][]string
-	var col []string
-	for _, b := range blocks {
-		if len(col) > 0 && len(col)+len(b) > h {
-			cols = append(cols, col)
-			col = nil
-		}
-		col = append(col, b...)
-	}
-	cols = append(cols, col)
-	// Each column as wide as its widest line when they all fit, else equal.
-	widths := make([]int, len(cols))
-	total := 0
-	for i, c := range cols {
-		for _, l := range c {
-			widths[i] = max(widths[i], ansi.StringWidth(l)+2)
-		}
-		total += widths[i]
-	}
-	rendered := make([]string, len(cols))
-	for i, c := range cols {
-		w := widths[i]
-		if total > m.width {
-			w = m.width / len(cols)
-		}
-		rendered[i] = common.Box(strings.Join(c, "\n"), w, h)
-	}
-	return lipgloss.JoinHorizontal(lipgloss.Top, rendered...)
 }

@@ -85,7 +85,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case StatusMsg:
 		m.status, m.seen = msg, true
 		m.cursor.Clamp(len(msg.Cluster.Members))
-		return tea.Tick(m.every, func(time.Time) tea.Msg { return tickMsg{} })
+		return m.common.After(m.every, func(time.Time) tea.Msg { return tickMsg{} })
 	case tickMsg:
 		return m.refresh
 	case tea.KeyMsg:

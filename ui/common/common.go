@@ -23,6 +23,22 @@ type Common struct {
 	// Decoder is the base decoder; panes toggle ShowSecrets and
 	// ShowManagedFields on their own copy.
 	Decoder decode.Decoder
+	// Tick makes the timers of the panes (a preview's delay, a refresh);
+	// nil is tea.Tick. Model tests pass a uitest.Clock's, so that time
+	// passes only when the test says.
+	Tick Tick
+}
+
+// Tick is tea.Tick's signature: a command that yields fn's message once d
+// has passed.
+type Tick func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
+
+// After is a command that yields fn's message once d has passed.
+func (c Common) After(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	if c.Tick == nil {
+		return tea.Tick(d, fn)
+	}
+	return c.Tick(d, fn)
 }
 
 // DefaultTimeout bounds one read when Common.Timeout is 0.

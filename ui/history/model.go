@@ -68,12 +68,25 @@ func (m *Model) Open(key string, rev int64) tea.Cmd {
 		if err != nil {
 			return LoadedMsg{gen: gen, err: fmt.Errorf("history of %s: %w", key, err)}
 		}
+		if len(h.Entries) == 0 {
+			return LoadedMsg{gen: gen, err: noRevision(h)}
+		}
 		sum := make([]string, len(h.Entries))
 		for i, e := range h.Entries {
 			sum[i] = summaryOf(h.Entries, i, e)
 		}
 		return LoadedMsg{gen: gen, h: h, summary: sum, selected: rev}
 	}
+}
+
+// noRevision is the error of a history with no entry: a key never written,
+// or one whose every revision compaction removed (a Source returns that
+// as an empty history, as etcd answers it).
+func noRevision(h etcdview.History) error {
+	if t := h.Truncated(); t != "" {
+		return fmt.Errorf("history of %s: etcd holds no revision of it; %s", h.Key, t)
+	}
+	return fmt.Errorf("history of %s: etcd holds no revision of it", h.Key)
 }
 
 // summaryOf says what entry i changed from the one before it (entries are

@@ -19,7 +19,7 @@ func opened(t *testing.T, key string) *Model {
 	m := New(uitest.Common(uitest.Fixture()))
 	m.SetSize(90, 60)
 	m.Focus(true)
-	uitest.Drive(m.Update, m.Open(key, 0))
+	uitest.Drive(t, m.Update, m.Open(key, 0))
 	return m
 }
 
@@ -38,7 +38,7 @@ func TestModeKeysSwitchTheView(t *testing.T) {
 	}
 	for _, tc := range tests {
 		m := opened(t, "/registry/pods/default/web-0")
-		uitest.Press(m.Update, tc.keys...)
+		uitest.Press(t, m.Update, tc.keys...)
 		got := m.View()
 		for _, w := range tc.want {
 			if !strings.Contains(got, w) {
@@ -53,7 +53,7 @@ func TestSecretDataIsMaskedUntilX(t *testing.T) {
 	if got := m.View(); !strings.Contains(got, "password: <7 bytes>") || strings.Contains(got, "aHVudGVyMg==") {
 		t.Fatalf("secret not masked:\n%s", got)
 	}
-	uitest.Press(m.Update, "x")
+	uitest.Press(t, m.Update, "x")
 	if got := m.View(); !strings.Contains(got, "aHVudGVyMg==") || !strings.Contains(got, "secrets shown") {
 		t.Errorf("x did not reveal the secret:\n%s", got)
 	}
@@ -76,7 +76,7 @@ func TestMissingKeyIsAnError(t *testing.T) {
 
 func TestOpenAtRevisionShowsTheOlderValue(t *testing.T) {
 	m := opened(t, "/registry/pods/default/web-0")
-	uitest.Drive(m.Update, m.Open("/registry/pods/default/web-0", 11))
+	uitest.Drive(t, m.Update, m.Open("/registry/pods/default/web-0", 11))
 	if got := m.View(); !strings.Contains(got, "image: nginx:1.27") || !strings.Contains(got, "rev 11") {
 		t.Errorf("at revision 11:\n%s", got)
 	}
@@ -92,15 +92,15 @@ func TestXOnAValueThatIsNoSecretOnlySaysSo(t *testing.T) {
 		}
 		return m.Update(msg)
 	}
-	uitest.Press(update, "x")
+	uitest.Press(t, update, "x")
 	if got := m.View(); strings.Contains(got, "secrets shown") || m.showSecrets {
 		t.Errorf("x on a ConfigMap flipped the secrets state:\n%s", got)
 	}
 	if len(flashes) != 1 || !strings.Contains(flashes[0], "this is no Secret") {
 		t.Errorf("flashes %q, want one saying this is no Secret", flashes)
 	}
-	uitest.Drive(update, m.Open("/registry/secrets/default/db-password", 0))
-	uitest.Press(update, "x")
+	uitest.Drive(t, update, m.Open("/registry/secrets/default/db-password", 0))
+	uitest.Press(t, update, "x")
 	if got := m.View(); !strings.Contains(got, "aHVudGVyMg==") || !strings.Contains(got, "secrets shown") {
 		t.Errorf("one x on the Secret opened next did not reveal it:\n%s", got)
 	}
@@ -109,8 +109,8 @@ func TestXOnAValueThatIsNoSecretOnlySaysSo(t *testing.T) {
 func TestOptionKeyDuringAReadAppliesToTheValueRead(t *testing.T) {
 	m := opened(t, "/registry/pods/default/web-0")
 	read := m.Open("/registry/configmaps/kube-system/coredns", 0)
-	uitest.Press(m.Update, "m")
-	uitest.Drive(m.Update, read)
+	uitest.Press(t, m.Update, "m")
+	uitest.Drive(t, m.Update, read)
 	got := m.View()
 	if !strings.Contains(got, "/registry/configmaps/kube-system/coredns  rev") || !strings.Contains(got, "Corefile") || !strings.Contains(got, "managedFields shown") {
 		t.Errorf("m during the read of the ConfigMap:\n%s", got)

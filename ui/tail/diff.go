@@ -33,10 +33,10 @@ func (m *Model) changeOf(seq uint64) change {
 	return ch
 }
 
-// objects decodes the value after and before the change, reading from etcd
+// objects decodes the values before and after the change, reading from etcd
 // what the cache no longer held: the new value at its revision, the old one
 // as of the revision before.
-func (ch change) objects(c common.Common) (old, new decode.Object, err error) {
+func (ch change) objects(c common.Common) (before, after decode.Object, err error) {
 	read := func(rev int64) ([]byte, error) {
 		ctx, cancel := c.Context()
 		defer cancel()
@@ -61,12 +61,12 @@ func (ch change) objects(c common.Common) (old, new decode.Object, err error) {
 	}
 	d := c.Decoder
 	if ch.newV != nil {
-		new = d.DecodeAt(ch.key, ch.newV, ch.rev)
+		after = d.DecodeAt(ch.key, ch.newV, ch.rev)
 	}
 	if ch.oldV != nil {
-		old = d.DecodeAt(ch.key, ch.oldV, ch.prevRevKnown)
+		before = d.DecodeAt(ch.key, ch.oldV, ch.prevRevKnown)
 	}
-	return old, new, nil
+	return before, after, nil
 }
 
 // SummariesMsg carries the changed field paths of rows, by sequence number.
@@ -76,14 +76,14 @@ func summarise(c common.Common, changes []change) tea.Cmd {
 	return func() tea.Msg {
 		out := make(map[uint64]string, len(changes))
 		for _, ch := range changes {
-			old, new, err := ch.objects(c)
+			before, after, err := ch.objects(c)
 			switch {
 			case errors.Is(err, etcdview.ErrCompacted):
 				out[ch.seq] = "(compacted)"
 			case err != nil:
 				out[ch.seq] = "(" + err.Error() + ")"
 			default:
-				out[ch.seq] = decode.Diff(old, new).Summary()
+				out[ch.seq] = decode.Diff(before, after).Summary()
 			}
 		}
 		return SummariesMsg{out}
@@ -100,7 +100,7 @@ type DiffMsg struct {
 
 func diffCmd(c common.Common, ch change) tea.Cmd {
 	return func() tea.Msg {
-		old, new, err := ch.objects(c)
+		before, after, err := ch.objects(c)
 		msg := DiffMsg{seq: ch.seq, title: fmt.Sprintf("%s %s at revision %d", ch.typ, decode.EscapeKey(ch.key), ch.rev)}
 		if err != nil {
 			msg.err = err
@@ -108,11 +108,11 @@ func diffCmd(c common.Common, ch change) tea.Cmd {
 		}
 		switch ch.typ {
 		case etcdview.Added:
-			msg.lines = c.Styles.YAMLLines(new.Text())
+			msg.lines = c.Styles.YAMLLines(after.Text())
 		case etcdview.Deleted:
-			msg.lines = append(common.PlainLines("# the value before the deletion"), c.Styles.YAMLLines(old.Text())...)
+			msg.lines = append(common.PlainLines("# the value before the deletion"), c.Styles.YAMLLines(before.Text())...)
 		default:
-			d := decode.Diff(old, new)
+			d := decode.Diff(before, after)
 			text := d.Unified
 			if text == "" {
 				text = "# no change in the decoded object (a write of the same value)"

@@ -45,7 +45,7 @@ type Model struct {
 	keys   KeyMap
 
 	ring   *Ring
-	values *valueCache
+	values valueCache
 	watch  <-chan etcdview.Batch
 	head   int64
 	ended  bool
@@ -69,8 +69,7 @@ type Model struct {
 
 // New is a tail keeping the last capacity events.
 func New(c common.Common, capacity int) *Model {
-	in := textinput.New()
-	in.Prompt = "filter: "
+	in := common.NewInput("filter: ")
 	return &Model{common: c, keys: DefaultKeyMap(), ring: NewRing(capacity), values: newValueCache(), follow: true, input: in}
 }
 
@@ -84,24 +83,8 @@ func (m *Model) Start() tea.Cmd {
 
 func next(ch <-chan etcdview.Batch) tea.Cmd {
 	return func() tea.Msg {
-		b, ok := <-ch
-		if !ok {
-			return BatchesMsg{Closed: true}
-		}
-		msg := BatchesMsg{Batches: []etcdview.Batch{b}}
-		for len(msg.Batches) < maxBatchesPerMsg {
-			select {
-			case b, ok := <-ch:
-				if !ok {
-					msg.Closed = true
-					return msg
-				}
-				msg.Batches = append(msg.Batches, b)
-			default:
-				return msg
-			}
-		}
-		return msg
+		bs, closed := common.Drain(ch, maxBatchesPerMsg)
+		return BatchesMsg{Batches: bs, Closed: closed}
 	}
 }
 

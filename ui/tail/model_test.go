@@ -52,7 +52,7 @@ func TestFollowShowsTheNewest(t *testing.T) {
 func TestPauseKeepsTheScreenAndCountsNewRows(t *testing.T) {
 	m := newTail(100)
 	m.Update(batch(1, 20))
-	uitest.Press(m.Update, " ")
+	uitest.Press(t, m.Update, " ")
 	before := m.View()
 	m.Update(batch(21, 30))
 	after := m.View()
@@ -62,7 +62,7 @@ func TestPauseKeepsTheScreenAndCountsNewRows(t *testing.T) {
 	if rows(before) != rows(after) {
 		t.Errorf("the rows moved while paused:\n%s\n---\n%s", before, after)
 	}
-	uitest.Press(m.Update, "f")
+	uitest.Press(t, m.Update, "f")
 	if !strings.Contains(m.View(), "> 50") {
 		t.Errorf("f did not follow:\n%s", m.View())
 	}
@@ -77,7 +77,7 @@ func rows(view string) string {
 func TestPausedCursorStaysOnItsRowAsTheRingWraps(t *testing.T) {
 	m := newTail(10)
 	m.Update(batch(1, 10))
-	uitest.Press(m.Update, "k", "k")
+	uitest.Press(t, m.Update, "k", "k")
 	m.Update(batch(11, 3))
 	if got := m.ring.At(m.seqAt(m.cursor.Pos)).Rev; got != 8 {
 		t.Errorf("cursor on rev %d, want 8", got)
@@ -88,14 +88,14 @@ func TestFilterByNamespaceAndNotesShowThrough(t *testing.T) {
 	m := newTail(100)
 	m.Update(batch(1, 10))
 	m.Update(BatchesMsg{Batches: []etcdview.Batch{{Revision: 10, Note: "leader changed (Raft term 2 → 3)"}}})
-	uitest.Press(m.Update, "/")
-	uitest.Type(m.Update, "ns-1")
-	uitest.Press(m.Update, "enter")
+	uitest.Press(t, m.Update, "/")
+	uitest.Type(t, m.Update, "ns-1")
+	uitest.Press(t, m.Update, "enter")
 	got := m.View()
 	if strings.Contains(got, "ns-0/") || !strings.Contains(got, "ns-1/p-9") || !strings.Contains(got, "leader changed") {
 		t.Errorf("filter ns-1:\n%s", got)
 	}
-	uitest.Press(m.Update, "esc")
+	uitest.Press(t, m.Update, "esc")
 	if m.n() != 11 {
 		t.Errorf("esc left %d rows, want 11", m.n())
 	}
@@ -105,19 +105,20 @@ func TestEnterShowsTheDiffOfTheRow(t *testing.T) {
 	src := uitest.Fixture()
 	m := New(uitest.Common(src), 100)
 	m.SetSize(120, 40)
-	m.Update(m.Start()()) // opens the watch; the next write arrives as a batch
-
+	// The test reads the watch and hands its batch over: a reader of the
+	// pane's own would wait for the write after.
+	watch := src.Watch(t.Context(), Prefix, etcdview.WatchOptions{})
 	rev := src.PutObject(uitest.Pod("default", "web-0", "nginx:1.29", true))
-	uitest.Drive(m.Update, next(m.watch))
+	uitest.Drive(t, m.Update, next(watch))
 	if got := m.View(); !strings.Contains(got, fmt.Sprint(rev)) || !strings.Contains(got, "spec.containers[0].image nginx:1.2") {
 		t.Fatalf("no summary:\n%s", got)
 	}
-	uitest.Press(m.Update, "enter")
+	uitest.Press(t, m.Update, "enter")
 	got := m.View()
 	if !strings.Contains(got, "-  - image: nginx:1.28") || !strings.Contains(got, "+  - image: nginx:1.29") {
 		t.Errorf("diff:\n%s", got)
 	}
-	uitest.Press(m.Update, "esc")
+	uitest.Press(t, m.Update, "esc")
 	if m.detail != nil {
 		t.Error("esc did not close the diff")
 	}

@@ -1,6 +1,8 @@
 package tree
 
 import (
+	"testing"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/etcdscope/etcdscope/ui/common"
@@ -13,13 +15,27 @@ func init() { lipgloss.SetColorProfile(termenv.Ascii) }
 // harness runs a tree as the app would, keeping the intents it sends.
 type harness struct {
 	*Model
-	msgs []tea.Msg
+	t     testing.TB
+	clock *uitest.Clock // the tree's timers
+	msgs  []tea.Msg
 	// hold keeps the counts back in held instead of handing them to the
 	// tree, to look at a level before its counts arrive.
 	hold bool
 	held []CountMsg
 	// mostCounts is the most Count reads the tree had in flight.
 	mostCounts int
+}
+
+// newHarness is a tree of 60x20 on c, its timers on the harness's clock,
+// with its root read; hold holds the counts back from the first.
+func newHarness(t testing.TB, c common.Common, hold bool) *harness {
+	t.Helper()
+	h := &harness{t: t, clock: new(uitest.Clock), hold: hold}
+	c.Tick = h.clock.Tick
+	h.Model = New(c)
+	h.SetSize(60, 20)
+	h.drive(h.Init())
+	return h
 }
 
 func (h *harness) update(msg tea.Msg) tea.Cmd {
@@ -52,5 +68,12 @@ func (h *harness) release() {
 	}
 }
 
-func (h *harness) drive(cmd tea.Cmd)    { uitest.Drive(h.update, cmd) }
-func (h *harness) press(keys ...string) { uitest.Press(h.update, keys...) }
+func (h *harness) drive(cmd tea.Cmd) {
+	h.t.Helper()
+	uitest.Drive(h.t, h.update, cmd)
+}
+
+func (h *harness) press(keys ...string) {
+	h.t.Helper()
+	uitest.Press(h.t, h.update, keys...)
+}

@@ -53,10 +53,7 @@ func openFailing(t *testing.T) (*harness, *failingBelow) {
 	src := &failingBelow{Source: uitest.Fixture()}
 	c := uitest.Common(src.Source)
 	c.Src = src
-	h := &harness{Model: New(c)}
-	h.SetSize(60, 20)
-	h.drive(h.Init())
-	return h, src
+	return newHarness(t, c, false), src
 }
 
 // errorFlashes are the error texts the tree sent to the status line.
@@ -122,9 +119,7 @@ func TestRootThatFailsToOpenShowsTheError(t *testing.T) {
 	src.fail(Root)
 	c := uitest.Common(src.Source)
 	c.Src = src
-	h := &harness{Model: New(c)}
-	h.SetSize(60, 20)
-	h.drive(h.Init())
+	h := newHarness(t, c, false)
 	if got := h.View(); !strings.Contains(got, "permission denied") {
 		t.Errorf("no error in the pane:\n%s", got)
 	}

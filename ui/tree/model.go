@@ -83,8 +83,7 @@ type previewMsg struct{ gen int }
 
 // New is a tree rooted at Root.
 func New(c common.Common) *Model {
-	in := textinput.New()
-	in.Prompt = "/"
+	in := common.NewInput("/")
 	return &Model{common: c, keys: DefaultKeyMap(), input: in, focused: true, loading: true}
 }
 
@@ -420,7 +419,7 @@ func (m *Model) moved() tea.Cmd {
 	}
 	m.previewGen++
 	gen := m.previewGen
-	cmds = append(cmds, tea.Tick(previewDelay, func(time.Time) tea.Msg { return previewMsg{gen} }))
+	cmds = append(cmds, m.common.After(previewDelay, func(time.Time) tea.Msg { return previewMsg{gen} }))
 	return tea.Batch(cmds...)
 }
 

@@ -20,10 +20,7 @@ import (
 // open is a tree of 60x20 on src with its root read.
 func open(t *testing.T, src *uitest.Source) *harness {
 	t.Helper()
-	h := &harness{Model: New(uitest.Common(src))}
-	h.SetSize(60, 20)
-	h.drive(h.Init())
-	return h
+	return newHarness(t, uitest.Common(src), false)
 }
 
 func TestOpenLevelThenBack(t *testing.T) {
@@ -83,6 +80,10 @@ func TestCursorRestPreviewsTheKey(t *testing.T) {
 	m := open(t, uitest.Fixture())
 	m.drive(m.GoTo("/registry/pods/default/"))
 	m.press("j")
+	if len(m.msgs) != 0 {
+		t.Errorf("the key was previewed before the cursor rested: %v", m.msgs)
+	}
+	m.drive(m.clock.Advance(previewDelay))
 	if len(m.msgs) == 0 || fmt.Sprint((m.msgs)[len(m.msgs)-1]) != fmt.Sprint(common.OpenObjectMsg{Key: "/registry/pods/default/web-1"}) {
 		t.Errorf("resting on web-1 sent %v", m.msgs)
 	}
@@ -181,10 +182,7 @@ func TestAutomaticReloadIsPacedAndOnlyAtHead(t *testing.T) {
 // openHeld is open with the counts held back.
 func openHeld(t *testing.T, c common.Common) *harness {
 	t.Helper()
-	h := &harness{Model: New(c), hold: true}
-	h.SetSize(60, 20)
-	h.drive(h.Init())
-	return h
+	return newHarness(t, c, true)
 }
 
 // uncounted is the fixture with every directory of more than one key left
@@ -359,9 +357,7 @@ func TestCountErrorFlashesOnceAndStopsCounting(t *testing.T) {
 	src := uncounted()
 	c := uitest.Common(src)
 	c.Src = failingCount{src}
-	m := &harness{Model: New(c)}
-	m.SetSize(60, 20)
-	m.drive(m.Init())
+	m := newHarness(t, c, false)
 	var flashes []string
 	for _, msg := range m.msgs {
 		if f, ok := msg.(common.FlashMsg); ok && f.Err {

@@ -2,54 +2,84 @@ package uitest
 
 import (
 	"context"
+	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/ui/common"
 )
 
-// timerCutoff is how long Drive waits for one command. Reads of the
-// in-memory store return at once; what is still running after this is a
-// timer (a cursor blink, a refresh, a flash's end), which Drive drops.
-const timerCutoff = 400 * time.Millisecond
+// Deadline is how long Drive waits for one command: a read of the store in
+// memory, a decode, a layout. Timers made through a Clock return at once,
+// so a command that takes longer is stuck.
+const Deadline = 10 * time.Second
+
+// maxSteps bounds the messages of one Drive: models whose commands answer
+// each other forever fail instead of hanging.
+const maxSteps = 100_000
 
 // Drive runs cmd, feeds its message to update, and goes on with the
-// commands that returns, until none is left: the bubbletea loop without a
-// terminal, for model tests.
-func Drive(update func(tea.Msg) tea.Cmd, cmd tea.Cmd) {
+// commands that returns, one at a time in the order they were made, until
+// none is left: the bubbletea loop without a terminal, for model tests. A
+// command that yields nothing within Deadline, or panics, fails tb. Drive
+// only what ends: a model's timers through a Clock, and not a watch's
+// reader, whose next batch the test hands over itself.
+func Drive(tb testing.TB, update func(tea.Msg) tea.Cmd, cmd tea.Cmd) {
+	tb.Helper()
 	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
+	for steps := 0; len(queue) > 0; steps++ {
+		if steps == maxSteps {
+			tb.Fatalf("the commands did not settle after %d messages", maxSteps)
+		}
 		c := queue[0]
 		queue = queue[1:]
 		if c == nil {
 			continue
 		}
-		msg, ok := run(c)
-		if !ok {
-			continue
+		switch msg := run(tb, c).(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		default:
+			queue = append(queue, update(msg))
 		}
-		if batch, isBatch := msg.(tea.BatchMsg); isBatch {
-			queue = append(queue, batch...)
-			continue
-		}
-		queue = append(queue, update(msg))
 	}
 }
 
-func run(c tea.Cmd) (tea.Msg, bool) {
-	done := make(chan tea.Msg, 1)
-	go func() { done <- c() }()
+// run runs c on a goroutine of its own, as bubbletea does, and returns its
+// message.
+func run(tb testing.TB, c tea.Cmd) tea.Msg {
+	tb.Helper()
+	type result struct {
+		msg   tea.Msg
+		panic any
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{panic: p}
+			}
+		}()
+		done <- result{msg: c()}
+	}()
 	select {
-	case msg := <-done:
-		return msg, msg != nil
-	case <-time.After(timerCutoff):
-		return nil, false
+	case r := <-done:
+		if r.panic != nil {
+			tb.Fatalf("a command panicked: %v", r.panic)
+		}
+		return r.msg
+	case <-time.After(Deadline):
+		tb.Fatalf("a command yielded no message within %v", Deadline)
+		return nil
 	}
 }
 
-// Common is the Common value of a pane under test on src.
+// Common is the Common value of a pane under test on src. Its timers are
+// on a Clock of their own that never moves: they never fire. A test that
+// fires them sets Tick to the Tick of a Clock it Advances.
 func Common(src *Source) common.Common {
-	return common.Common{Ctx: context.Background(), Src: src, Styles: common.DefaultStyles()}
+	return common.Common{Ctx: context.Background(), Src: src, Styles: common.DefaultStyles(), Tick: new(Clock).Tick}
 }
 
 // Key is the message of one key, named as bubbletea names it ("j", "enter",
@@ -72,15 +102,17 @@ var keyNames = map[tea.KeyType]string{
 }
 
 // Press feeds each key to update, driving the commands each returns.
-func Press(update func(tea.Msg) tea.Cmd, keys ...string) {
+func Press(tb testing.TB, update func(tea.Msg) tea.Cmd, keys ...string) {
+	tb.Helper()
 	for _, k := range keys {
-		Drive(update, func() tea.Msg { return Key(k) })
+		Drive(tb, update, common.Send(Key(k)))
 	}
 }
 
 // Type feeds text one rune at a time.
-func Type(update func(tea.Msg) tea.Cmd, text string) {
+func Type(tb testing.TB, update func(tea.Msg) tea.Cmd, text string) {
+	tb.Helper()
 	for _, r := range text {
-		Press(update, string(r))
+		Press(tb, update, string(r))
 	}
 }

@@ -1,6 +1,7 @@
-// Package uitest is an in-memory etcdview.Source with every revision, for
-// the UI's model tests, golden screens and benchmarks: what it holds and
-// when it changes is fixed by the test.
+// Package uitest is what the UI's model tests, golden screens and
+// benchmarks run on: an in-memory etcdview.Source with every revision, whose
+// contents and changes the test fixes; a Clock for the models' timers; and
+// Drive, the bubbletea loop without a terminal.
 package uitest
 
 import (
@@ -17,7 +18,19 @@ import (
 // write is one revision of the store.
 type write struct {
 	kv      etcdview.KV
+	prev    *etcdview.KV // the key before the write; nil when it did not exist
 	deleted bool
+}
+
+func (w write) event() etcdview.Event {
+	typ := etcdview.Added
+	switch {
+	case w.deleted:
+		typ = etcdview.Deleted
+	case w.prev != nil:
+		typ = etcdview.Modified
+	}
+	return etcdview.Event{Type: typ, KV: w.kv, Prev: w.prev}
 }
 
 // Source is an etcd in memory: every write is kept, so every revision can
@@ -32,9 +45,9 @@ type Source struct {
 	mu        sync.Mutex
 	rev       int64
 	compacted int64
-	writes    []write          // in revision order
+	writes    []write          // in revision order, one a revision
 	latest    map[string][]int // key → indexes into writes
-	watchers  []chan etcdview.Batch
+	watchers  []*watcher
 	status    etcdview.Cluster
 	keysAt    map[int64][]string // sorted live keys, cached per revision
 }
@@ -63,35 +76,27 @@ func (s *Source) Delete(key string) int64 {
 	return s.apply(key, nil, true)
 }
 
+// apply writes at the next revision and queues the change for the watchers
+// it concerns; it never waits for one, so no reader can hold the store.
 func (s *Source) apply(key string, value []byte, del bool) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rev++
-	kv := etcdview.KV{Key: key, Value: value, ModRevision: s.rev, CreateRevision: s.rev, Version: 1}
-	var prev *etcdview.KV
+	w := write{kv: etcdview.KV{Key: key, Value: value, ModRevision: s.rev, CreateRevision: s.rev, Version: 1}, deleted: del}
 	if idx := s.latest[key]; len(idx) > 0 {
-		last := s.writes[idx[len(idx)-1]]
-		if !last.deleted {
+		if last := s.writes[idx[len(idx)-1]]; !last.deleted {
 			p := last.kv
-			prev = &p
-			kv.CreateRevision, kv.Version = p.CreateRevision, p.Version+1
+			w.prev = &p
+			w.kv.CreateRevision, w.kv.Version = p.CreateRevision, p.Version+1
 		}
 	}
 	if del {
-		kv = etcdview.KV{Key: key, ModRevision: s.rev}
+		w.kv = etcdview.KV{Key: key, ModRevision: s.rev}
 	}
 	s.latest[key] = append(s.latest[key], len(s.writes))
-	s.writes = append(s.writes, write{kv: kv, deleted: del})
-	typ := etcdview.Added
-	switch {
-	case del:
-		typ = etcdview.Deleted
-	case prev != nil:
-		typ = etcdview.Modified
-	}
-	b := etcdview.Batch{Revision: s.rev, Events: []etcdview.Event{{Type: typ, KV: kv, Prev: prev}}}
-	for _, w := range s.watchers {
-		w <- b
+	s.writes = append(s.writes, w)
+	for _, wt := range s.watchers {
+		wt.offer(w)
 	}
 	return s.rev
 }
@@ -102,7 +107,7 @@ func (s *Source) Notify(note string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, w := range s.watchers {
-		w <- etcdview.Batch{Revision: s.rev, Note: note}
+		w.push(etcdview.Batch{Revision: s.rev, Note: note})
 	}
 }
 
@@ -266,7 +271,11 @@ func (s *Source) Get(ctx context.Context, key string, rev int64) (*etcdview.KV, 
 	return &kv, nil
 }
 
-// History is every write of key after the compaction, newest first.
+// History is every revision of key the store retains, newest first: those
+// after the compaction, and the one the compaction kept, the newest at or
+// before it unless a deletion (as etcd's mvcc keyIndex.compact keeps it). A
+// key never written, or written only before the compaction and deleted
+// then, has an empty history, as Live and File give it.
 func (s *Source) History(ctx context.Context, key string) (etcdview.History, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -274,45 +283,22 @@ func (s *Source) History(ctx context.Context, key string) (etcdview.History, err
 	idx := s.latest[key]
 	for i := len(idx) - 1; i >= 0; i-- {
 		w := s.writes[idx[i]]
-		if w.kv.ModRevision < s.compacted {
+		atOrBefore := w.kv.ModRevision <= s.compacted
+		if atOrBefore && (w.deleted || i > 0) {
 			h.CompactedAt = s.compacted
+		}
+		if !atOrBefore || !w.deleted {
+			e := etcdview.Entry{KV: w.kv, Deleted: w.deleted}
+			if !w.deleted {
+				e.Object = decode.Decoder{}.DecodeAt(key, w.kv.Value, w.kv.ModRevision)
+			}
+			h.Entries = append(h.Entries, e)
+		}
+		if atOrBefore {
 			break
 		}
-		e := etcdview.Entry{KV: w.kv, Deleted: w.deleted}
-		if !w.deleted {
-			e.Object = decode.Decoder{}.DecodeAt(key, w.kv.Value, w.kv.ModRevision)
-		}
-		h.Entries = append(h.Entries, e)
-	}
-	if len(h.Entries) == 0 {
-		return h, fmt.Errorf("history of %s: %w", key, etcdview.ErrNotFound)
 	}
 	return h, nil
-}
-
-// Watch sends every write from now on; the channel closes when ctx ends.
-func (s *Source) Watch(ctx context.Context, prefix string, opts etcdview.WatchOptions) <-chan etcdview.Batch {
-	in := make(chan etcdview.Batch, 1024)
-	out := make(chan etcdview.Batch)
-	s.mu.Lock()
-	s.watchers = append(s.watchers, in)
-	s.mu.Unlock()
-	go func() {
-		defer close(out)
-		for {
-			select {
-			case b := <-in:
-				select {
-				case out <- b:
-				case <-ctx.Done():
-					return
-				}
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
 }
 
 // Status reports the fixed members and the store's revision.

@@ -1,9 +1,9 @@
-// Package flow is the write path on screen: the newest writes the API
+// Package writepath is screen 5, the write path: the newest writes the API
 // server reports, each as the pipeline it went through (authentication,
 // authorization, mutating admission, validation, encoding, the etcd
 // transaction that the leader commits through Raft at a revision), beside
 // every member's applied index catching up, and the watchers that reacted.
-package flow
+package writepath
 
 import (
 	"fmt"
@@ -78,7 +78,7 @@ type ReactionsMsg struct{ Reactions []Reaction }
 // MembersMsg carries a reading of the members.
 type MembersMsg struct{ Members []Member }
 
-// Model is the flow pane.
+// Model is the write-path pane.
 type Model struct {
 	common common.Common
 	keys   KeyMap
@@ -96,7 +96,7 @@ type Model struct {
 	focused       bool
 }
 
-// New is a flow pane on feed.
+// New is a write-path pane on feed.
 func New(c common.Common, feed Feed) *Model {
 	return &Model{common: c, keys: DefaultKeyMap(), feed: feed, reactions: map[int64][]Reaction{}}
 }
@@ -110,46 +110,24 @@ func (m *Model) Init() tea.Cmd {
 }
 
 func (m *Model) nextWrites() tea.Msg {
-	w, ok := <-m.feed.Writes
-	if !ok {
-		return nil
-	}
-	batch := []Write{w}
-	for len(batch) < keepWrites {
-		select {
-		case w, ok := <-m.feed.Writes:
-			if !ok {
-				return WritesMsg{batch}
-			}
-			batch = append(batch, w)
-		default:
-			return WritesMsg{batch}
-		}
-	}
-	return WritesMsg{batch}
+	return drained(m.feed.Writes, keepWrites, func(ws []Write) tea.Msg { return WritesMsg{ws} })
 }
 
 func (m *Model) nextReactions() tea.Msg {
-	if m.feed.Reactions == nil {
+	return drained(m.feed.Reactions, keepReactions, func(rs []Reaction) tea.Msg { return ReactionsMsg{rs} })
+}
+
+// drained is the burst waiting on ch, up to limit, as msg makes it; nil once
+// ch is closed, or when there is no ch (a nil channel would block forever).
+func drained[T any](ch <-chan T, limit int, msg func([]T) tea.Msg) tea.Msg {
+	if ch == nil {
 		return nil
 	}
-	r, ok := <-m.feed.Reactions
-	if !ok {
+	vs, _ := common.Drain(ch, limit)
+	if len(vs) == 0 {
 		return nil
 	}
-	batch := []Reaction{r}
-	for len(batch) < keepReactions {
-		select {
-		case r, ok := <-m.feed.Reactions:
-			if !ok {
-				return ReactionsMsg{batch}
-			}
-			batch = append(batch, r)
-		default:
-			return ReactionsMsg{batch}
-		}
-	}
-	return ReactionsMsg{batch}
+	return msg(vs)
 }
 
 func (m *Model) readMembers() tea.Msg {
@@ -193,7 +171,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return m.nextReactions
 	case MembersMsg:
 		m.members = msg.Members
-		return tea.Tick(refresh, func(time.Time) tea.Msg { return m.readMembers() })
+		return m.common.After(refresh, func(time.Time) tea.Msg { return m.readMembers() })
 	case tea.KeyMsg, tea.MouseMsg:
 		if !m.focused {
 			return nil
@@ -259,8 +237,9 @@ func (m *Model) selected() (Write, bool) {
 	return m.writes[m.cursor.Pos], true
 }
 
-// Writes is how many writes the pane has received.
-func (m *Model) Writes() uint64 { return m.total }
+// Total is how many writes the pane has received, those it shows and
+// those it did not keep or was paused for.
+func (m *Model) Total() uint64 { return m.total }
 
 // View draws the members, the list of writes and the selected write.
 func (m *Model) View() string {
@@ -344,8 +323,9 @@ func (m *Model) membersLine() string {
 	return strings.Join(parts, " · ")
 }
 
-// detail is the selected write as the seed tells it: the request through
-// the API server's stages to the etcd leader, the commit, and the watchers.
+// detail is the selected write's way from the client to the watchers: the
+// API server's stages, the etcd transaction on the leader, the revision it
+// committed at, and the watchers that received that revision.
 func (m *Model) detail() []string {
 	s := m.common.Styles
 	sep := s.Separator.Render(strings.Repeat("─", max(m.width, 1)))

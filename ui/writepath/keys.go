@@ -1,17 +1,17 @@
-package flow
+package writepath
 
 import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/etcdscope/etcdscope/ui/common"
 )
 
-// KeyMap are the keys of the flow pane.
+// KeyMap are the keys of the write-path pane.
 type KeyMap struct {
 	common.NavKeyMap
 	Open, Pause key.Binding
 }
 
-// DefaultKeyMap is the flow pane's keys.
+// DefaultKeyMap is the write-path pane's keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		NavKeyMap: common.DefaultNavKeyMap(),

@@ -1,4 +1,4 @@
-package flow
+package writepath
 
 import (
 	"reflect"
@@ -55,7 +55,7 @@ func TestSelectedWriteShowsTheWritePathStageByStage(t *testing.T) {
 		"endpoints controller · kube-proxy",
 	} {
 		if !strings.Contains(got, want) {
-			t.Errorf("flow pane lacks %q:\n%s", want, got)
+			t.Errorf("write path lacks %q:\n%s", want, got)
 		}
 	}
 }
@@ -63,7 +63,7 @@ func TestSelectedWriteShowsTheWritePathStageByStage(t *testing.T) {
 func TestCursorStaysOnItsWriteAsNewerOnesArrive(t *testing.T) {
 	m := open()
 	m.Update(WritesMsg{Writes: []Write{write("a", 10), write("b", 11), write("c", 12)}})
-	uitest.Press(m.Update, "j")
+	uitest.Press(t, m.Update, "j")
 	if w, _ := m.selected(); w.Name != "b" {
 		t.Fatalf("j selected %s, want b", w.Name)
 	}
@@ -99,10 +99,10 @@ func TestFailedWriteSaysItWasNotCommitted(t *testing.T) {
 func TestPausedPaneCountsButKeepsItsRows(t *testing.T) {
 	m := open()
 	m.Update(WritesMsg{Writes: []Write{write("a", 1)}})
-	uitest.Press(m.Update, "p")
+	uitest.Press(t, m.Update, "p")
 	m.Update(WritesMsg{Writes: []Write{write("b", 2)}})
-	if m.Writes() != 2 || strings.Contains(m.View(), "default/b") {
-		t.Errorf("paused: %d writes counted, screen:\n%s", m.Writes(), m.View())
+	if m.Total() != 2 || strings.Contains(m.View(), "default/b") {
+		t.Errorf("paused: %d writes counted, screen:\n%s", m.Total(), m.View())
 	}
 }
 
@@ -128,5 +128,21 @@ func TestViewLeavesTheModelAsItWas(t *testing.T) {
 	}
 	if !strings.Contains(got, "endpoints controller · kube-proxy · scheduler") {
 		t.Errorf("watchers not listed by name:\n%s", got)
+	}
+}
+
+func TestWritesWaitingOnTheFeedShowNewestFirst(t *testing.T) {
+	writes := make(chan Write, 3)
+	for i, name := range []string{"a", "b", "c"} {
+		writes <- write(name, int64(10+i))
+	}
+	close(writes)
+	m := New(uitest.Common(uitest.New()), Feed{Writes: writes})
+	m.SetSize(140, 30)
+	uitest.Drive(t, m.Update, m.Init())
+	got := m.View()
+	c, b, a := strings.Index(got, "default/c"), strings.Index(got, "default/b"), strings.Index(got, "default/a")
+	if m.Total() != 3 || a < 0 || !(c < b && b < a) {
+		t.Errorf("%d writes received; want 3, newest first:\n%s", m.Total(), got)
 	}
 }

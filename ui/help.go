@@ -1,0 +1,114 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/etcdscope/etcdscope/ui/common"
+)
+
+// newHelp is bubbles' help in the UI's styles, its short form spaced as
+// k9s spaces its key hints.
+func newHelp(s *common.Styles) help.Model {
+	h := help.New()
+	h.ShortSeparator = "  "
+	h.Styles = help.Styles{
+		Ellipsis: s.Desc, ShortKey: s.Key, ShortDesc: s.Desc, ShortSeparator: s.Desc,
+		FullKey: s.Key, FullDesc: s.Desc, FullSeparator: s.Desc,
+	}
+	return h
+}
+
+// footer is the keys of the pane in front and the global ones; those that
+// do not fit give way to an ellipsis.
+func (m *Model) footer() string {
+	bindings := m.active().ShortHelp()
+	if m.screen == Browse {
+		bindings = append(bindings, m.keys.Tab)
+	}
+	bindings = append(bindings, m.keys.ShortHelp()...)
+	h := m.help
+	h.Width = m.width
+	return h.ShortHelpView(bindings)
+}
+
+// helpSection is one titled block of the help screen.
+type helpSection struct {
+	title    string
+	bindings [][]key.Binding
+}
+
+// helpView lists every binding, from the keymaps, in titled blocks laid
+// out in columns.
+func (m *Model) helpView() string {
+	nav := common.DefaultNavKeyMap()
+	sections := []helpSection{
+		{"screens", m.keys.FullHelp()},
+		{"move (every list)", [][]key.Binding{nav.Bindings()}},
+		{"command line", [][]key.Binding{commandHelp}},
+		{"browse: tree", m.tree.FullHelp()},
+		{"browse: object", m.object.FullHelp()},
+		{"tail", m.tail.FullHelp()},
+		{"history", m.history.FullHelp()},
+		{"cluster", m.cluster.FullHelp()},
+		{"write path", m.writePath.FullHelp()},
+	}
+	var blocks [][]string
+	for _, sec := range sections {
+		blocks = append(blocks, m.helpBlock(sec))
+	}
+	return m.helpColumns(blocks)
+}
+
+// helpBlock is a section's title over its bindings, as one column of keys
+// beside one of descriptions, and a blank row.
+func (m *Model) helpBlock(sec helpSection) []string {
+	var all []key.Binding
+	for _, g := range sec.bindings {
+		all = append(all, g...)
+	}
+	block := []string{m.common.Styles.Title.Render(sec.title)}
+	// The view pads each row to its widest with spaces after the styles:
+	// cut, so that a column too narrow for a long row cuts only that one.
+	for _, l := range strings.Split(m.help.FullHelpView([][]key.Binding{all}), "\n") {
+		block = append(block, " "+strings.TrimRight(l, " "))
+	}
+	return append(block, "")
+}
+
+// helpColumns fills columns of the body's height with blocks, a block
+// never split, each column as wide as its widest row when they all fit,
+// else the width shared equally.
+func (m *Model) helpColumns(blocks [][]string) string {
+	h := m.bodyHeight()
+	var cols [][]string
+	var col []string
+	for _, b := range blocks {
+		if len(col) > 0 && len(col)+len(b) > h {
+			cols = append(cols, col)
+			col = nil
+		}
+		col = append(col, b...)
+	}
+	cols = append(cols, col)
+	widths := make([]int, len(cols))
+	total := 0
+	for i, c := range cols {
+		for _, l := range c {
+			widths[i] = max(widths[i], ansi.StringWidth(l)+2)
+		}
+		total += widths[i]
+	}
+	rendered := make([]string, len(cols))
+	for i, c := range cols {
+		w := widths[i]
+		if total > m.width {
+			w = m.width / len(cols)
+		}
+		rendered[i] = common.Box(strings.Join(c, "\n"), w, h)
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, rendered...)
+}
