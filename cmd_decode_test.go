@@ -4,23 +4,19 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/etcdscope/etcdscope/decode"
 )
 
 // runDecode runs `etcdscope decode args... < stdin` through the cobra command.
 func runDecode(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	cmd := newDecodeCmd()
-	var out, errOut bytes.Buffer
-	cmd.SetArgs(args)
-	cmd.SetIn(bytes.NewReader(stdin))
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	err = cmd.Execute()
-	return out.String(), errOut.String(), err
+	return runDecodeFrom(t, bytes.NewReader(stdin), args...)
 }
 
 func TestDecodeCommandPrintsWhatEtcdctlPiped(t *testing.T) {
@@ -70,5 +66,62 @@ func TestDecodeCommandRejectsABrokenEncryptionConfig(t *testing.T) {
 	_, _, err := runDecode(t, []byte("x"), "--encryption-config", path)
 	if err == nil || !strings.Contains(err.Error(), "--encryption-config "+path) {
 		t.Errorf("err = %v, want it to name the file", err)
+	}
+}
+
+// endless is a stdin that never ends, counting what is read of it.
+type endless struct{ read int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	e.read += len(p)
+	return len(p), nil
+}
+
+func TestDecodeRefusesMoreThanOneValueCanBe(t *testing.T) {
+	in := &endless{}
+	_, _, err := runDecodeFrom(t, in)
+	if err == nil || !strings.Contains(err.Error(), "stdin holds more than 40 MiB") {
+		t.Fatalf("err = %v, want stdin too large", err)
+	}
+	if in.read > maxValueBytes+1<<20 {
+		t.Errorf("read %d bytes of stdin, want at most the cap and a buffer", in.read)
+	}
+}
+
+// runDecodeFrom runs `etcdscope decode` with stdin read from r.
+func runDecodeFrom(t *testing.T, r io.Reader, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := newDecodeCmd()
+	var out, errOut bytes.Buffer
+	cmd.SetArgs(args)
+	cmd.SetIn(r)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	err = cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+// TestDecodeOnATerminalIsInert decodes a ConfigMap whose data and
+// annotations hold OSC and CSI sequences, and a text value holding them:
+// a terminal gets them escaped, a pipe the bytes (escaped only as YAML and
+// JSON escape them).
+func TestDecodeOnATerminalIsInert(t *testing.T) {
+	cm := terminalAttackValue(t)
+	for _, tc := range []struct {
+		value  []byte
+		output string
+	}{{cm, "yaml"}, {cm, "json"}, {cm, "proto"}, {[]byte("{\"data\": {\"x\": \"\u202e\u009b\"}}"), "yaml"}} {
+		var tty, pipe, errOut bytes.Buffer
+		err := decodeValue(streams{out: &tty, errOut: &errOut, p: palette{tty: true}, ep: palette{tty: true}}, bytes.NewReader(tc.value), decode.Decoder{ShowSecrets: true}, "", tc.output, false)
+		if err != nil || tty.Len() == 0 {
+			t.Fatalf("-o %s: %v, %q", tc.output, err, tty.String())
+		}
+		if strings.ContainsAny(tty.String()+errOut.String(), "\x1b\x07\u009b\u202e") {
+			t.Errorf("-o %s: the terminal gets %q", tc.output, tty.String())
+		}
+		decodeValue(streams{out: &pipe, errOut: io.Discard}, bytes.NewReader(tc.value), decode.Decoder{ShowSecrets: true}, "", tc.output, false)
+		if tc.output == "proto" && !bytes.Equal(pipe.Bytes(), cm) {
+			t.Errorf("-o proto to a pipe is not the stored value")
+		}
 	}
 }

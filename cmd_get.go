@@ -8,12 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/etcdscope/etcdscope/decode"
@@ -118,32 +115,55 @@ func isResourceName(s string) bool {
 	return ok
 }
 
+// streams are where a command prints and how each stream shows text (see
+// palette): inert on a terminal, exact to a pipe.
+type streams struct {
+	out, errOut io.Writer
+	p, ep       palette
+}
+
+func streamsOf(cmd *cobra.Command) streams {
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	return streams{out: out, errOut: errOut, p: paletteFor(out), ep: paletteFor(errOut)}
+}
+
 func getOne(cmd *cobra.Command, src etcdview.Source, key string, f getFlags) error {
 	kv, err := src.Get(cmd.Context(), key, f.rev)
 	if err != nil {
 		return err
 	}
-	w := cmd.OutOrStdout()
+	return printValue(streamsOf(cmd), key, kv, f)
+}
+
+// printValue prints one value: as stored with -o raw, wherever it goes;
+// else decoded, text from etcd inert on a terminal.
+func printValue(s streams, key string, kv *etcdview.KV, f getFlags) error {
 	if f.output == outputRaw {
-		_, err := w.Write(kv.Value)
+		_, err := s.out.Write(kv.Value)
 		return err
 	}
 	o := f.dec.DecodeAt(key, kv.Value, kv.ModRevision)
+	w := s.p.writer(s.out)
 	if f.output == outputJSON {
 		out, err := decode.Render(o, decode.OutputJSON, false)
 		if err != nil {
 			return err
 		}
-		_, err = w.Write(out)
-		return err
+		if _, err = w.Write(out); err != nil {
+			return err
+		}
+		return w.Flush()
 	}
 	// YAML, or everything there is to show for a value that is no object
 	// (text, binary, encrypted), labelled on stderr.
 	if _, err := io.WriteString(w, o.Text()); err != nil {
 		return err
 	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
 	if o.Problem != "" || o.Object == nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", decode.EscapeKey(key), o.Label())
+		fmt.Fprintln(s.errOut, s.ep.text(decode.EscapeKey(key)+": "+o.Label()))
 	}
 	return nil
 }
@@ -157,27 +177,30 @@ func getList(ctx context.Context, cmd *cobra.Command, src etcdview.Source, res d
 	// A list allocates in proportion to its objects, while what stays live
 	// is small beside it (a few pages, or the keys alone): see listGCPercent.
 	defer debug.SetGCPercent(debug.SetGCPercent(listGCPercent))
-	dec := f.dec
-	dec.JSONOnly = true // the List is built from each object's JSON
-	if f.output == outputJSON {
-		return writeJSONList(ctx, cmd.OutOrStdout(), dec, listPages(src, prefix, f.rev, true))
-	}
-	var kvs []etcdview.KV
-	err := listPages(src, prefix, f.rev, f.output != "")(ctx, func(page []etcdview.KV) error {
-		kvs = append(kvs, page...)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(listMemoryLimit))
 	if f.output == "" {
-		return printObjectTable(cmd, res, kvs)
+		var kvs []etcdview.KV
+		err := listPages(src, prefix, f.rev, false)(ctx, func(page []etcdview.KV) error {
+			kvs = append(kvs, page...)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return printObjectTable(streamsOf(cmd), res, kvs)
 	}
-	items, err := decodeAll(dec, kvs)
-	if err != nil {
-		return err
+	dec := f.dec
+	dec.JSONOnly = true // each item is written from the object or its view, never its sections
+	format := jsonList
+	if f.output == outputYAML {
+		format = yamlList
 	}
-	return writeDoc(cmd.OutOrStdout(), f.output, listDoc(items))
+	w := streamsOf(cmd).p.writer(cmd.OutOrStdout())
+	err := writeList(ctx, w, dec, listPages(src, prefix, f.rev, true), format)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // pager reads the keys under a prefix page by page, as of one revision, and
@@ -190,7 +213,7 @@ type pager func(ctx context.Context, yield func([]etcdview.KV) error) error
 func listPages(src etcdview.Source, prefix string, rev int64, values bool) pager {
 	first := etcdview.PageToken{Limit: listKeysPage}
 	if values {
-		first = etcdview.PageToken{Limit: listValuesPage, Values: true}
+		first = etcdview.PageToken{Limit: listFirstValuesPage, Values: true}
 	}
 	return func(ctx context.Context, yield func([]etcdview.KV) error) error {
 		rev := rev
@@ -206,183 +229,45 @@ func listPages(src etcdview.Source, prefix string, rev int64, values bool) pager
 				return nil
 			}
 			rev, page = p.Revision, *p.Next
-		}
-	}
-}
-
-func listDoc(items []json.RawMessage) map[string]any {
-	return map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
-}
-
-// listChunk is a run of consecutive objects of a List, decoded and indented
-// into place by one worker.
-type listChunk struct {
-	kvs   []etcdview.KV
-	first bool // the List's first items: no comma before
-	out   []byte
-	err   error // the first object that would not decode, in key order
-	done  chan struct{}
-}
-
-// listGCPercent is GOGC while get lists: the heap may grow to five times
-// what is live, a few hundred MiB at most. What stays live is a few pages,
-// some tens of MiB, while every object allocates its own as it is decoded
-// and dropped: with the default the collector would run every few hundred
-// objects, and mark it all each time.
-const listGCPercent = 400
-
-// listChunkSize and listReadAhead bound the work in flight: chunks small
-// enough to keep every core busy to the last page, and a page of them
-// queued, so that etcd's next page comes while this one is decoded.
-const (
-	listChunkSize = 250
-	listReadAhead = listValuesPage / listChunkSize
-)
-
-// chunkBuffers recycles the chunks' output: each is a few hundred KiB, and a
-// new one is zeroed by the allocator every time.
-var chunkBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-func (c *listChunk) decode(dec decode.Decoder) {
-	buf := (*chunkBuffers.Get().(*[]byte))[:0]
-	for i, kv := range c.kvs {
-		sep := ",\n        "
-		if i == 0 && c.first {
-			sep = sep[1:]
-		}
-		item, err := dec.DecodeAt(kv.Key, kv.Value, kv.ModRevision).AppendJSON(append(buf, sep...), "        ")
-		if err != nil {
-			c.err = fmt.Errorf("%s: %w", decode.EscapeKey(kv.Key), err)
-			break
-		}
-		buf = item
-	}
-	c.kvs, c.out = nil, buf
-	close(c.done)
-}
-
-// writeJSONList prints the List of `get -o json` as writeDoc(listDoc(items))
-// prints it, streaming: pages are read ahead, decoded on every core a chunk
-// at a time, and written in key order as they are done, so that memory
-// holds a few pages, not the whole List, and etcd, decoding and output
-// overlap. Each object is indented into place once (decode.AppendJSON).
-// The first error in key order ends it, after the objects before it.
-func writeJSONList(ctx context.Context, w io.Writer, dec decode.Decoder, pages pager) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	work := make(chan *listChunk, listReadAhead)
-	ordered := make(chan *listChunk, listReadAhead)
-	var workers sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		workers.Go(func() {
-			for c := range work {
-				c.decode(dec)
+			if values {
+				page.Limit = valuesPageLimit(p.Keys)
 			}
-		})
-	}
-	var readErr error // set before ordered is closed
-	go func() {
-		defer close(ordered)
-		defer close(work)
-		first := true
-		readErr = pages(ctx, func(kvs []etcdview.KV) error {
-			for len(kvs) > 0 {
-				n := min(len(kvs), listChunkSize)
-				c := &listChunk{kvs: kvs[:n], first: first, done: make(chan struct{})}
-				kvs, first = kvs[n:], false
-				for _, ch := range []chan *listChunk{ordered, work} {
-					select {
-					case ch <- c:
-					case <-ctx.Done():
-						return ctx.Err()
-					}
-				}
-			}
-			return nil
-		})
-	}()
-	out := bufio.NewWriterSize(w, 256<<10)
-	out.WriteString("{\n    \"apiVersion\": \"v1\",\n    \"items\": [")
-	empty, err := writeChunks(out, ordered)
-	if err != nil {
-		cancel()
-		for range ordered {
 		}
 	}
-	workers.Wait()
-	if err == nil {
-		err = readErr
-	}
-	if err != nil {
-		out.Flush() // what came before the error, and no end: the List is not whole
-		return err
-	}
-	if !empty {
-		out.WriteString("\n    ")
-	}
-	out.WriteString("],\n    \"kind\": \"List\"\n}\n")
-	return out.Flush()
-}
-
-// writeChunks writes the chunks' items in the order the chunks come, and
-// says whether there were none.
-func writeChunks(out *bufio.Writer, chunks <-chan *listChunk) (empty bool, err error) {
-	empty = true
-	for c := range chunks {
-		<-c.done
-		if _, err := out.Write(c.out); err != nil {
-			return empty, err
-		}
-		chunkBuffers.Put(&c.out)
-		if c.err != nil {
-			return empty, c.err
-		}
-		empty = false
-	}
-	return empty, nil
 }
 
 // listKeysPage and listValuesPage are get's page sizes: keys only (about
 // 100 bytes each: a page stays about 10 MiB), and keys with values of a few
-// KiB each (a page stays some MiB). Each page is a range stream of its own,
-// whose chunks start small: 5,000 values a page read 100k Pods in half the
-// time 1,000 do, and 100k pods' keys come in 0.23 s in one page, 0.34 s in
-// pages of 10,000.
+// KiB each. Each page is a range stream of its own, whose chunks start
+// small: 5,000 values a page read 100k Pods in half the time 1,000 do, and
+// 100k pods' keys come in 0.23 s in one page, 0.34 s in pages of 10,000.
+// A page of values is held whole, and values go up to 1.5 MiB (etcd's
+// default request limit): the first page is a few values, and each next
+// one as many as make listPageBytes at the size values had in the page
+// before, at most listValuesPage. 8 MiB pages (some 2,700 Pods) list 100k
+// Pods as fast as 16 MiB ones, 13 MB less resident.
 const (
-	listKeysPage   = 100_000
-	listValuesPage = 5_000
+	listKeysPage        = 100_000
+	listValuesPage      = 5_000
+	listFirstValuesPage = 4
+	listPageBytes       = 8 << 20
 )
 
-// decodeAll decodes every value to JSON on every core, in key order.
-func decodeAll(dec decode.Decoder, kvs []etcdview.KV) ([]json.RawMessage, error) {
-	items := make([]json.RawMessage, len(kvs))
-	errs := make([]error, len(kvs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(kvs); i = int(next.Add(1) - 1) {
-				kv := kvs[i]
-				js, err := dec.DecodeAt(kv.Key, kv.Value, kv.ModRevision).JSON(false)
-				if err != nil {
-					errs[i] = fmt.Errorf("%s: %w", decode.EscapeKey(kv.Key), err)
-				}
-				items[i] = js
-			}
-		})
+// valuesPageLimit is the number of values of the page after last.
+func valuesPageLimit(last []etcdview.KV) int {
+	size := 0
+	for _, kv := range last {
+		size += len(kv.Value)
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err // the first in key order, as a sequential decode would stop
-		}
+	if size == 0 {
+		return listValuesPage
 	}
-	return items, nil
+	return min(max(listPageBytes*len(last)/size, 1), listValuesPage)
 }
 
-func printObjectTable(cmd *cobra.Command, res decode.Resource, keys []etcdview.KV) error {
+func printObjectTable(s streams, res decode.Resource, keys []etcdview.KV) error {
 	if len(keys) == 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "No %s found.\n", res.Resource)
+		fmt.Fprintf(s.errOut, "No %s found.\n", res.Resource)
 		return nil
 	}
 	// The columns are laid out as kubectl's tabwriter (padding 3) lays them
@@ -393,9 +278,8 @@ func printObjectTable(cmd *cobra.Command, res decode.Resource, keys []etcdview.K
 	if res.Namespaced {
 		header = append([]string{"NAMESPACE"}, header...)
 	}
-	type cells struct{ namespace, name string }
-	rows := make([]cells, len(keys))
-	widths := make([]int, len(header))
+	type cells struct{ namespace, name string } // inert on a terminal
+	rows, widths := make([]cells, len(keys)), make([]int, len(header))
 	for i, h := range header {
 		widths[i] = len(h)
 	}
@@ -409,13 +293,13 @@ func printObjectTable(cmd *cobra.Command, res decode.Resource, keys []etcdview.K
 		if !k.IsObject {
 			name = k.String()
 		}
-		rows[i] = cells{k.Namespace, name}
+		rows[i] = cells{s.p.text(k.Namespace), s.p.text(name)}
 		col := 0
 		if res.Namespaced {
-			widths[0] = max(widths[0], utf8.RuneCountInString(k.Namespace))
+			widths[0] = max(widths[0], utf8.RuneCountInString(rows[i].namespace))
 			col = 1
 		}
-		widths[col] = max(widths[col], utf8.RuneCountInString(name))
+		widths[col] = max(widths[col], utf8.RuneCountInString(rows[i].name))
 		numWidth(col+1, kv.ModRevision)
 		numWidth(col+2, kv.CreateRevision)
 	}
@@ -430,7 +314,7 @@ func printObjectTable(cmd *cobra.Command, res decode.Resource, keys []etcdview.K
 	}
 	// One write per 64 KiB, not per row: a list of 100k pods otherwise
 	// costs 100k write calls.
-	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+	out := bufio.NewWriterSize(s.out, 64<<10)
 	var row []byte
 	cell := func(col int, text string) {
 		start := len(row)

@@ -14,6 +14,9 @@ import (
 
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 const kube17 = "testdata/kube-1.7/"
@@ -122,89 +125,127 @@ func TestGetOnAKubernetes17DataFile(t *testing.T) {
 	}
 }
 
-// pagesOf serves kvs as a pager, size keys a page, then fails with err
-// when err is not nil.
-func pagesOf(kvs []etcdview.KV, size int, err error) pager {
-	return func(ctx context.Context, yield func([]etcdview.KV) error) error {
-		for len(kvs) > 0 {
-			n := min(len(kvs), size)
-			if err := yield(kvs[:n]); err != nil {
-				return err
-			}
-			kvs = kvs[n:]
+// TestGetOnATerminalIsInert prints values whose text holds OSC, CSI, C1 and
+// bidi controls, in every form get has: a terminal gets them escaped
+// (-o raw excepted: it asks for the bytes as stored), a pipe as they are.
+func TestGetOnATerminalIsInert(t *testing.T) {
+	cm := terminalAttackValue(t)
+	text := []byte("not JSON \x1b]52;c;b3duZWQ=\x07\x1b[2J")
+	key := "/registry/configmaps/default/motd"
+	tty := func() (streams, *bytes.Buffer, *bytes.Buffer) {
+		var out, errOut bytes.Buffer
+		return streams{out: &out, errOut: &errOut, p: palette{tty: true}, ep: palette{tty: true}}, &out, &errOut
+	}
+	controls := "\x1b\x07\u009b\u202e"
+	for _, tc := range []struct {
+		value  []byte
+		output string
+	}{{cm, ""}, {cm, outputJSON}, {text, ""}} {
+		s, out, errOut := tty()
+		if err := printValue(s, key, &etcdview.KV{Key: key, Value: tc.value, ModRevision: 3}, getFlags{output: tc.output}); err != nil {
+			t.Fatal(err)
 		}
-		return err
+		if got := out.String() + errOut.String(); strings.ContainsAny(got, controls) || out.Len() == 0 {
+			t.Errorf("get -o %q: the terminal gets %q", tc.output, got)
+		}
+	}
+	s, out, _ := tty()
+	if err := printValue(s, key, &etcdview.KV{Key: key, Value: text}, getFlags{output: outputRaw}); err != nil || !bytes.Equal(out.Bytes(), text) {
+		t.Errorf("-o raw on a terminal: %v, %q, want the bytes as stored", err, out.String())
+	}
+	for _, format := range []listFormat{jsonList, yamlList} {
+		s, out, _ := tty()
+		w := s.p.writer(s.out)
+		kvs := []etcdview.KV{{Key: key, Value: cm, ModRevision: 3}}
+		if err := writeList(context.Background(), w, decode.Decoder{JSONOnly: true}, pagesOf(kvs, 1, nil), format); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush()
+		if strings.ContainsAny(out.String(), controls) || !strings.Contains(out.String(), `\u202e`) {
+			t.Errorf("the List on a terminal: %q", out.String())
+		}
+	}
+	s, out, _ = tty()
+	keys := []etcdview.KV{{Key: "/registry/pods/n\x1b[2Js/p\u202eod", ModRevision: 4, CreateRevision: 4, Version: 1}}
+	if err := printObjectTable(s, decode.Resource{Resource: "pods", Namespaced: true}, keys); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(out.String(), controls) || !strings.Contains(out.String(), `n\x1b[2Js`) {
+		t.Errorf("the table on a terminal: %q", out.String())
 	}
 }
 
-func TestJSONListStreamsWhatWriteDocPrints(t *testing.T) {
-	pod, err := os.ReadFile(kube17 + "storage-pod.bin")
+// pagedSource serves List from values, recording what each page held.
+type pagedSource struct {
+	etcdview.Source
+	values [][]byte
+	pages  []int // bytes of values in each page served
+}
+
+func (s *pagedSource) List(_ context.Context, prefix string, rev int64, page etcdview.PageToken) (etcdview.Page, error) {
+	start := 0
+	if page.After != "" {
+		fmt.Sscanf(page.After, prefix+"%d", &start)
+		start++
+	}
+	end := min(start+page.Limit, len(s.values))
+	p := etcdview.Page{Revision: 9}
+	size := 0
+	for i := start; i < end; i++ {
+		p.Keys = append(p.Keys, etcdview.KV{Key: fmt.Sprintf("%s%06d", prefix, i), Value: s.values[i], ModRevision: 9})
+		size += len(s.values[i])
+	}
+	s.pages = append(s.pages, size)
+	if end < len(s.values) {
+		p.Next = &etcdview.PageToken{After: p.Keys[len(p.Keys)-1].Key, Limit: page.Limit, Values: page.Values}
+	}
+	return p, nil
+}
+
+// TestListPagesHoldAboutListPageBytes lists values of 1 MiB, then of 200
+// bytes: a page of big values holds a few of them, not listValuesPage, and
+// small ones come in full pages again.
+func TestListPagesHoldAboutListPageBytes(t *testing.T) {
+	src := &pagedSource{}
+	for i := range 200 {
+		size := 1 << 20
+		if i >= 100 {
+			size = 200
+		}
+		src.values = append(src.values, bytes.Repeat([]byte{'x'}, size))
+	}
+	for i := range 20_000 {
+		src.values = append(src.values, []byte(fmt.Sprint(i)))
+	}
+	listed := 0
+	err := listPages(src, "/registry/configmaps/", 0, true)(context.Background(), func(kvs []etcdview.KV) error {
+		listed += len(kvs)
+		return nil
+	})
+	if err != nil || listed != len(src.values) {
+		t.Fatalf("listed %d of %d: %v", listed, len(src.values), err)
+	}
+	for i, size := range src.pages {
+		if size > listPageBytes+1<<20 {
+			t.Errorf("page %d holds %d bytes of values, want about %d at most", i, size, listPageBytes)
+		}
+	}
+	if n := len(src.pages); n > 20 {
+		t.Errorf("%d pages for %d values: small values do not come in full pages", n, len(src.values))
+	}
+}
+
+// terminalAttackValue is a ConfigMap as stored, whose data and annotations
+// hold what a terminal obeys: OSC, CSI, BEL, C1 CSI and a bidi override.
+func terminalAttackValue(t *testing.T) []byte {
+	t.Helper()
+	cm, err := etcdviewtest.Encode(&corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "motd", Namespace: "default", Annotations: map[string]string{"a": "\u009b31m\u202e"}},
+		Data:       map[string]string{"motd": "\x1b]0;owned\x07\x1b[2J"},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	values := [][]byte{
-		pod,
-		[]byte(`{"kind": "Thing", "apiVersion": "x.io/v1", "metadata": {"name": "a", "labels": {"x": "1"}}, "spec": {"list": [{"name": "c"}], "e": {}}}`),
-		[]byte(`{"kind":"Other","apiVersion":"x.io/v1","b":[1,2.5,{"c":"<d>"}],"a":null}`),
-	}
-	dec := decode.Decoder{JSONOnly: true}
-	for _, tc := range []struct{ n, page int }{{0, 1000}, {1, 1000}, {3, 2}, {listChunkSize + 1, 7}, {3*listChunkSize + 5, listValuesPage}} {
-		var kvs []etcdview.KV
-		items := []json.RawMessage{} // as decodeAll made them
-		for i := range tc.n {
-			kv := etcdview.KV{Key: fmt.Sprintf("/registry/pods/ns/p%04d", i), Value: values[i%len(values)], ModRevision: int64(i + 1)}
-			item, err := decode.Decoder{}.DecodeAt(kv.Key, kv.Value, kv.ModRevision).JSON(false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			kvs, items = append(kvs, kv), append(items, item)
-		}
-		var want, got bytes.Buffer
-		if err := writeDoc(&want, outputJSON, listDoc(items)); err != nil {
-			t.Fatal(err)
-		}
-		if err := writeJSONList(context.Background(), &got, dec, pagesOf(kvs, tc.page, nil)); err != nil {
-			t.Fatal(err)
-		}
-		if got.String() != want.String() {
-			t.Errorf("%d objects in pages of %d: streamed list differs:\n%s\nwant\n%s", tc.n, tc.page, got.String(), want.String())
-		}
-	}
-}
-
-func TestJSONListStopsAtTheFirstErrorInKeyOrder(t *testing.T) {
-	obj := []byte(`{"kind":"Thing","apiVersion":"x.io/v1","metadata":{"name":"a"}}`)
-	var kvs []etcdview.KV
-	for i := range 3*listChunkSize + 5 {
-		v := obj
-		if i == listChunkSize+3 || i == 3*listChunkSize {
-			v = []byte("not an object")
-		}
-		kvs = append(kvs, etcdview.KV{Key: fmt.Sprintf("/registry/things/t%04d", i), Value: v})
-	}
-	readErr := errors.New("etcd went away")
-	for _, tc := range []struct {
-		name  string
-		kvs   []etcdview.KV
-		err   error
-		want  string
-		items int
-	}{
-		{"a value that is no object", kvs, nil, "/registry/things/t0253: text value holds no object", listChunkSize + 3},
-		{"a read that fails after two pages", kvs[:listChunkSize], readErr, readErr.Error(), listChunkSize},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var out bytes.Buffer
-			err := writeJSONList(context.Background(), &out, decode.Decoder{JSONOnly: true}, pagesOf(tc.kvs, listChunkSize/2, tc.err))
-			if err == nil || err.Error() != tc.want {
-				t.Fatalf("error = %v, want %s", err, tc.want)
-			}
-			if n := strings.Count(out.String(), `"kind": "Thing"`); n != tc.items {
-				t.Errorf("%d objects written before the error, want the %d before it", n, tc.items)
-			}
-			if json.Valid(out.Bytes()) {
-				t.Errorf("the List is whole, as if nothing had failed")
-			}
-		})
-	}
+	return cm
 }

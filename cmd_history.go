@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/dustin/go-humanize"
 	"github.com/etcdscope/etcdscope/decode"
@@ -45,13 +48,7 @@ diff of the decoded objects; -o yaml or -o json prints every revision's object.`
 					}
 					return fmt.Errorf("%s", msg)
 				}
-				switch {
-				case output != "":
-					return writeDoc(cmd.OutOrStdout(), output, historyDoc(h))
-				case diff:
-					return printHistoryDiffs(cmd.OutOrStdout(), paletteFor(cmd.OutOrStdout()), h)
-				}
-				return printHistory(cmd.OutOrStdout(), paletteFor(cmd.OutOrStdout()), h)
+				return printHistoryAs(streamsOf(cmd), h, output, diff)
 			})
 		},
 	}
@@ -83,25 +80,84 @@ func paintChange(p palette, t etcdview.EventType) string {
 	return p.changed(string(t))
 }
 
-func printHistory(w io.Writer, p palette, h etcdview.History) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
-	fmt.Fprintln(tw, "REVISION\tCHANGE\tVERSION\tSIZE\tWHAT CHANGED")
-	for i, e := range h.Entries {
-		var what, size, version string
-		if !e.Deleted {
-			size, version = humanize.IBytes(uint64(len(e.KV.Value))), fmt.Sprint(e.KV.Version)
-			if i+1 < len(h.Entries) && !h.Entries[i+1].Deleted {
-				what = decode.Diff(h.Entries[i+1].Object, e.Object).Summary()
-			}
+// printHistoryAs prints h: as a document with -o, as diffs with --diff,
+// else as a table. Each revision is written as it is read, through one
+// buffer: a key with 100k revisions never has a second copy of them all
+// built in memory, as a whole document or a table would be.
+func printHistoryAs(s streams, h etcdview.History, output string, diff bool) error {
+	out := bufio.NewWriterSize(s.out, 64<<10)
+	var err error
+	switch {
+	case output != "":
+		w := s.p.writer(out)
+		if err = printHistoryDoc(w, h, output); err == nil {
+			err = w.Flush()
 		}
-		// tabwriter counts the colour codes as width: pad the plain word.
-		t := change(e)
-		fmt.Fprintf(tw, "%d\t%s%s\t%s\t%s\t%s\n", e.KV.ModRevision, paintChange(p, t), strings.Repeat(" ", len("MODIFIED")-len(t)), version, size, what)
+	case diff:
+		err = printHistoryDiffs(out, s.p, h)
+	default:
+		err = printHistory(out, s.p, h)
 	}
-	if err := tw.Flush(); err != nil {
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// printHistory writes the table as tabwriter (padding 3) would lay it
+// out, without holding its cells: every column but the last is known from
+// the revisions before the summaries, which are written a row at a time.
+func printHistory(w io.Writer, p palette, h etcdview.History) error {
+	header := []string{"REVISION", "CHANGE", "VERSION", "SIZE", "WHAT CHANGED"}
+	widths := []int{len(header[0]), len("MODIFIED"), len(header[2]), len(header[3])}
+	for _, e := range h.Entries {
+		rev, version, size := historyCells(e)
+		widths[0] = max(widths[0], len(rev))
+		widths[2] = max(widths[2], len(version))
+		widths[3] = max(widths[3], len(size))
+	}
+	const padding = 3
+	pad := func(b []byte, cell string, width int) []byte {
+		b = append(b, cell...)
+		for range width - utf8.RuneCountInString(cell) + padding {
+			b = append(b, ' ')
+		}
+		return b
+	}
+	var row []byte
+	for i, cell := range header[:4] {
+		row = pad(row, cell, widths[i])
+	}
+	if _, err := fmt.Fprintf(w, "%s%s\n", row, header[4]); err != nil {
 		return err
 	}
+	for i, e := range h.Entries {
+		rev, version, size := historyCells(e)
+		what := ""
+		if !e.Deleted && i+1 < len(h.Entries) && !h.Entries[i+1].Deleted {
+			what = p.text(decode.DiffSummary(h.Entries[i+1].Object, e.Object))
+		}
+		t := change(e)
+		row = pad(row[:0], rev, widths[0])
+		// The word is painted after its padding is counted.
+		row = append(row, paintChange(p, t)...)
+		row = pad(row, "", widths[1]-len(t))
+		row = pad(pad(row, version, widths[2]), size, widths[3])
+		if _, err := fmt.Fprintf(w, "%s%s\n", row, what); err != nil {
+			return err
+		}
+	}
 	return truncatedNote(w, p, h)
+}
+
+// historyCells are an entry's revision, version and size, as the table
+// shows them; a deletion has neither version nor size.
+func historyCells(e etcdview.Entry) (rev, version, size string) {
+	rev = strconv.FormatInt(e.KV.ModRevision, 10)
+	if !e.Deleted {
+		version, size = strconv.FormatInt(e.KV.Version, 10), humanize.IBytes(uint64(len(e.KV.Value)))
+	}
+	return rev, version, size
 }
 
 func printHistoryDiffs(w io.Writer, p palette, h etcdview.History) error {
@@ -110,23 +166,34 @@ func printHistoryDiffs(w io.Writer, p palette, h etcdview.History) error {
 		switch {
 		case e.Deleted:
 		case i+1 == len(h.Entries) || h.Entries[i+1].Deleted:
-			fmt.Fprint(w, e.Object.Text())
+			tw := p.writer(w)
+			io.WriteString(tw, e.Object.Text())
+			tw.Flush()
 		default:
-			for _, line := range strings.SplitAfter(decode.Diff(h.Entries[i+1].Object, e.Object).Unified, "\n") {
+			unified := decode.Diff(h.Entries[i+1].Object, e.Object).Unified
+			for line := range strings.Lines(unified) {
+				text, nl := strings.CutSuffix(line, "\n")
 				switch {
-				case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-					line = p.bold(line)
-				case strings.HasPrefix(line, "+"):
-					line = p.added(line)
-				case strings.HasPrefix(line, "-"):
-					line = p.removed(line)
-				case strings.HasPrefix(line, "@@"):
-					line = p.dim(line)
+				case strings.HasPrefix(text, "+++"), strings.HasPrefix(text, "---"):
+					text = p.bold(text)
+				case strings.HasPrefix(text, "+"):
+					text = p.added(text)
+				case strings.HasPrefix(text, "-"):
+					text = p.removed(text)
+				case strings.HasPrefix(text, "@@"):
+					text = p.dim(text)
+				default:
+					text = p.text(text)
 				}
-				fmt.Fprint(w, line)
+				io.WriteString(w, text)
+				if nl {
+					io.WriteString(w, "\n")
+				}
 			}
 		}
-		fmt.Fprintln(w)
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
 	}
 	return truncatedNote(w, p, h)
 }
@@ -149,22 +216,96 @@ type historyEntry struct {
 	Value          string          `json:"value,omitempty"` // a value that is no object, as text
 }
 
-func historyDoc(h etcdview.History) map[string]any {
-	entries := make([]historyEntry, 0, len(h.Entries))
-	for _, e := range h.Entries {
-		he := historyEntry{Revision: e.KV.ModRevision, Change: string(change(e)), CreateRevision: e.KV.CreateRevision, Version: e.KV.Version}
-		if !e.Deleted {
-			if js, err := e.Object.JSON(false); err == nil {
-				he.Object = js
-			} else {
-				he.Value = e.Object.Text()
+// historyEntryOf is e as -o json and -o yaml show it.
+func historyEntryOf(e etcdview.Entry) historyEntry {
+	he := historyEntry{Revision: e.KV.ModRevision, Change: string(change(e)), CreateRevision: e.KV.CreateRevision, Version: e.KV.Version}
+	if !e.Deleted {
+		if js, err := e.Object.JSON(false); err == nil {
+			he.Object = js
+		} else {
+			he.Value = e.Object.Text()
+		}
+	}
+	return he
+}
+
+// printHistoryDoc writes h as the document kubectl's printers would make
+// of {compactedAt, entries, key, revision} (writeDoc: JSON indented by
+// four, or that JSON as sigs.k8s.io/yaml writes it), an entry at a time:
+// the keys come in the order both write them, and each entry is written
+// where the whole document would have it.
+func printHistoryDoc(w io.Writer, h etcdview.History, output string) error {
+	var head, tail []byte
+	var err error
+	compacted := ""
+	if h.CompactedAt != 0 {
+		compacted = fmt.Sprintf(`"compactedAt":%d,`, h.CompactedAt)
+	}
+	key, _ := json.Marshal(h.Key)
+	end := fmt.Appendf(nil, `{"key":%s,"revision":%d}`, key, h.Revision)
+	if output == outputYAML {
+		if compacted != "" {
+			if head, err = decode.JSONToYAML(nil, []byte("{"+strings.TrimSuffix(compacted, ",")+"}")); err != nil {
+				return err
 			}
 		}
-		entries = append(entries, he)
+		head = append(head, "entries:\n"...)
+		if tail, err = decode.JSONToYAML(nil, end); err != nil {
+			return err
+		}
+	} else {
+		if head, err = jsonIndent([]byte("{" + compacted + `"entries":[]}`)); err != nil {
+			return err
+		}
+		head = head[:len(head)-len("]\n}\n")] // up to "entries": [, the items follow
+		if tail, err = jsonIndent(append([]byte(`{"x":0,`), end[1:]...)); err != nil {
+			return err
+		}
+		tail = append([]byte("\n    ],"), tail[len("{\n    \"x\": 0,"):]...)
 	}
-	doc := map[string]any{"key": h.Key, "revision": h.Revision, "entries": entries}
-	if h.CompactedAt != 0 {
-		doc["compactedAt"] = h.CompactedAt
+	if _, err := w.Write(head); err != nil {
+		return err
 	}
-	return doc
+	var item []byte
+	for i, e := range h.Entries {
+		js, err := json.Marshal(historyEntryOf(e))
+		if err != nil {
+			return err
+		}
+		if output == outputYAML {
+			item, err = decode.JSONToYAMLItem(item[:0], js)
+		} else {
+			item, err = jsonItem(item[:0], js, i == 0)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(item); err != nil {
+			return err
+		}
+	}
+	_, err = w.Write(tail)
+	return err
+}
+
+// jsonIndent is js as writeDoc indents it.
+func jsonIndent(js []byte) ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.Indent(&b, js, "", "    "); err != nil {
+		return nil, err
+	}
+	return append(b.Bytes(), '\n'), nil
+}
+
+// jsonItem appends js as an item of the array at depth 1 writeDoc indents.
+func jsonItem(dst, js []byte, first bool) ([]byte, error) {
+	if !first {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, "\n        "...)
+	b := bytes.NewBuffer(dst)
+	if err := json.Indent(b, js, "        ", "    "); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

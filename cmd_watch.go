@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -37,30 +38,47 @@ go to stderr. Against --db it replays the file's changes and ends.`,
 				prefix = args[0]
 			}
 			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
-				printEvent := printEventLine(paletteFor(cmd.OutOrStdout()))
-				if output == outputJSON {
-					printEvent = printEventJSON
-				}
-				for b := range src.Watch(cmd.Context(), prefix, etcdview.WatchOptions{Rev: rev}) {
-					if b.Note != "" {
-						fmt.Fprintf(cmd.ErrOrStderr(), "etcdscope: %s\n", b.Note)
-					}
-					if b.Err != nil {
-						return b.Err
-					}
-					for _, ev := range b.Events {
-						if err := printEvent(cmd.OutOrStdout(), ev); err != nil {
-							return err
-						}
-					}
-				}
-				return nil
+				batches := src.Watch(cmd.Context(), prefix, etcdview.WatchOptions{Rev: rev})
+				return printWatch(streamsOf(cmd), batches, output)
 			})
 		},
 	}
 	cmd.Flags().Int64Var(&rev, "rev", 0, "start at this revision (0: changes from now on)")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "json: one JSON object per event")
 	return cmd
+}
+
+// printWatch prints each batch's events as they come, a write a batch:
+// nothing is held but the batch being printed. Lines name keys escaped;
+// JSON, whose encoder leaves C1 and bidi controls as they are, is inert
+// on a terminal.
+func printWatch(s streams, batches <-chan etcdview.Batch, output string) error {
+	out := bufio.NewWriterSize(s.out, 64<<10)
+	w := io.Writer(out)
+	printEvent := printEventLine(s.p)
+	if output == outputJSON {
+		// Each write is a whole line of UTF-8: the writer holds nothing
+		// back to flush.
+		w, printEvent = s.p.writer(out), printEventJSON
+	}
+	for b := range batches {
+		if b.Note != "" {
+			fmt.Fprintln(s.errOut, s.ep.text("etcdscope: "+b.Note))
+		}
+		if b.Err != nil {
+			out.Flush() // what came before it
+			return b.Err
+		}
+		for _, ev := range b.Events {
+			if err := printEvent(w, ev); err != nil {
+				return err
+			}
+		}
+		if err := out.Flush(); err != nil {
+			return err
+		}
+	}
+	return out.Flush()
 }
 
 func printEventLine(p palette) func(io.Writer, etcdview.Event) error {

@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/etcdscope/etcdscope/etcdview"
 )
 
 func TestWatchPrintsOneLinePerEventUntilInterrupted(t *testing.T) {
@@ -102,5 +105,67 @@ func TestOutputToAPipeHasNoColour(t *testing.T) {
 	defer w.Close()
 	if p := paletteFor(w); p.color || p.added("ADDED") != "ADDED" {
 		t.Error("a pipe gets colour")
+	}
+}
+
+// writes passes each write on, as it comes.
+type writes chan string
+
+func (w writes) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
+}
+
+// TestWatchPrintsEachBatchAsItComes streams events through watch's printer
+// one batch at a time and checks that each batch's lines are out before the
+// next batch is in: the printer holds one batch, however long the watch.
+func TestWatchPrintsEachBatchAsItComes(t *testing.T) {
+	for _, output := range []string{"", outputJSON} {
+		batches := make(chan etcdview.Batch)
+		out := make(writes, 1)
+		done := make(chan error, 1)
+		go func() { done <- printWatch(streams{out: out, errOut: io.Discard}, batches, output) }()
+		for i := range 2000 {
+			key := fmt.Sprintf("/registry/configmaps/default/cm-%d", i)
+			ev := etcdview.Event{Type: etcdview.Modified, KV: etcdview.KV{Key: key, Value: []byte("v"), ModRevision: int64(i + 2), Version: 2}}
+			batches <- etcdview.Batch{Events: []etcdview.Event{ev}}
+			select {
+			case line := <-out:
+				if !strings.Contains(line, key+`"`) && !strings.Contains(line, key+" ") {
+					t.Fatalf("-o %q: event %d printed as %q", output, i, line)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("-o %q: event %d not printed before the next batch", output, i)
+			}
+		}
+		close(batches)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestWatchOnATerminalIsInert prints an event whose key holds C1 and bidi
+// controls, which JSON leaves as they are: a terminal gets them escaped, a
+// pipe as they are.
+func TestWatchOnATerminalIsInert(t *testing.T) {
+	key := "/registry/configmaps/default/a\u009b2J\u202eb"
+	ev := etcdview.Event{Type: etcdview.Added, KV: etcdview.KV{Key: key, Value: []byte("v"), ModRevision: 5, Version: 1}}
+	for _, output := range []string{"", outputJSON} {
+		var tty, pipe bytes.Buffer
+		for _, s := range []streams{{out: &tty, errOut: io.Discard, p: palette{tty: true}}, {out: &pipe, errOut: io.Discard}} {
+			batches := make(chan etcdview.Batch, 1)
+			batches <- etcdview.Batch{Events: []etcdview.Event{ev}}
+			close(batches)
+			if err := printWatch(s, batches, output); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if strings.ContainsAny(tty.String(), "\u009b\u202e") || !strings.Contains(tty.String(), `2J`) {
+			t.Errorf("-o %q: the terminal gets %q", output, tty.String())
+		}
+		if output == outputJSON && !strings.Contains(pipe.String(), "a\u009b2J\u202eb") {
+			t.Errorf("-o json: a pipe gets %q, not the key's bytes", pipe.String())
+		}
 	}
 }

@@ -1,12 +1,14 @@
 package decode
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
 )
 
 // The Pod of the real 1.7 values: a typical small Pod (1.5 KiB stored).
@@ -71,4 +73,35 @@ func BenchmarkDecodePodJSON(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkYAMLEmitterPod is the emitter alone on the Pod's JSON, and
+// BenchmarkSigsYAMLPod the round trip it replaces.
+func BenchmarkYAMLEmitterPod(b *testing.B) {
+	js := podJSON(b)
+	var buf []byte
+	for b.Loop() {
+		var err error
+		if buf, err = appendYAMLDocument(buf[:0], js); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSigsYAMLPod(b *testing.B) {
+	js := podJSON(b)
+	for b.Loop() {
+		if _, err := yaml.JSONToYAML(js); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func podJSON(b *testing.B) []byte {
+	o := Decode("/registry/pods/default/pi-dqtsw", readKube17(b, "storage-pod.bin"))
+	js, err := json.Marshal(o.fieldView())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return js
 }

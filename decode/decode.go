@@ -44,9 +44,18 @@ type Object struct {
 	Sections []Section
 	Problem  string // plain words, "" when the value decoded fully
 
-	view    map[string]any // the object as rendered (secrets masked, managedFields folded)
-	head    string         // apiVersion and kind of view in YAML
-	options Decoder
+	// view is the object as rendered (secrets masked, managedFields
+	// folded) as a JSON-shaped map; nil for a typed object rendered from
+	// its JSON (see render, fieldView).
+	view map[string]any
+	// rendered is true when the value holds an object: yaml is its YAML,
+	// head (apiVersion and kind) then the first fields Sections; the
+	// Sections after are dumps.
+	rendered bool
+	yaml     string
+	head     string
+	fields   int
+	options  Decoder
 }
 
 // Section is one titled part of an Object's rendering.
@@ -67,10 +76,9 @@ type Decoder struct {
 	// one-line summary as kubectl omits them.
 	ShowManagedFields bool
 	// JSONOnly renders no YAML: the object's sections stay out of
-	// Sections, so YAML and Text are empty and JSON is all there is. For
-	// callers that print JSON alone: the YAML is most of a decode's time.
-	// A typed object that JSON writes itself gets no view either (Diff
-	// has no fields to compare).
+	// Sections, so YAML and Text are empty and JSON (or AppendYAMLItem) is
+	// all there is. For callers that print a List: the sections are most
+	// of a decode's time.
 	JSONOnly bool
 }
 
@@ -92,7 +100,7 @@ func (d Decoder) DecodeAt(key string, value []byte, modRevision int64) (o Object
 		// unstructured converter make no promise about hostile bytes; a
 		// value that trips one must still come back labelled.
 		if r := recover(); r != nil {
-			o.Object, o.view, o.head = nil, nil, ""
+			o.Object, o.view, o.rendered, o.yaml, o.head, o.fields = nil, nil, false, "", "", 0
 			o.Problem = fmt.Sprintf("decoder failed on this value: %v", r)
 			if o.Format == "" {
 				o.Format = FormatBinary

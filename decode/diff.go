@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+	"k8s.io/apimachinery/pkg/api/meta"
 )
 
 // Change is one field that differs between two revisions.
@@ -25,8 +26,10 @@ type Difference struct {
 	// metadata.resourceVersion is in its labels (key@rev), not its body.
 	Unified string
 	Changes []Change // changed leaf fields in document order, resourceVersion left out
-	// revisionsDiffer is true when the two sides are different revisions.
-	revisionsDiffer bool
+	// rendersDiffer is true when the renderings differ (Unified is not
+	// empty, when computed), revisionsDiffer when the two sides are
+	// different revisions.
+	rendersDiffer, revisionsDiffer bool
 }
 
 // maxSummaryChanges bounds the one-line summary; the unified diff has all.
@@ -36,7 +39,7 @@ const maxSummaryChanges = 8
 // "spec.replicas 3→5, status.readyReplicas 3→4".
 func (d Difference) Summary() string {
 	if len(d.Changes) == 0 {
-		if d.Unified != "" || d.revisionsDiffer {
+		if d.rendersDiffer || d.revisionsDiffer {
 			return "only metadata.resourceVersion changed"
 		}
 		return "no change"
@@ -56,13 +59,25 @@ func (d Difference) Summary() string {
 // renderings are compared as shown (secrets masked unless shown, managedFields
 // folded), so the diff never reveals what the view hides.
 func Diff(old, new Object) Difference {
+	d := compare(old, new)
+	if d.rendersDiffer {
+		d.Unified = udiff.Unified(diffLabel(old), diffLabel(new), withoutResourceVersion(old), withoutResourceVersion(new))
+	}
+	return d
+}
+
+// DiffSummary is Diff(old, new).Summary() without the unified diff, which
+// costs most of a Diff: for a list of many revisions.
+func DiffSummary(old, new Object) string { return compare(old, new).Summary() }
+
+func compare(old, new Object) Difference {
 	d := Difference{
-		Unified:         udiff.Unified(diffLabel(old), diffLabel(new), withoutResourceVersion(old), withoutResourceVersion(new)),
+		rendersDiffer:   withoutResourceVersion(old) != withoutResourceVersion(new),
 		revisionsDiffer: old.resourceVersion() != new.resourceVersion(),
 	}
-	if old.view != nil && new.view != nil {
-		d.Changes = changes(nil, "", old.view, new.view)
-	} else if d.Unified != "" {
+	if ov, nv := old.fieldView(), new.fieldView(); ov != nil && nv != nil {
+		d.Changes = changes(nil, "", ov, nv)
+	} else if d.rendersDiffer {
 		d.Changes = []Change{{Path: "value", Old: sizeLabel(old), New: sizeLabel(new)}}
 	}
 	return d
@@ -104,6 +119,11 @@ func withoutResourceVersion(o Object) string {
 func sizeLabel(o Object) string { return fmt.Sprintf("%s(%d bytes)", o.Format, o.Size) }
 
 func (o Object) resourceVersion() string {
+	if o.view == nil && o.Object != nil {
+		if m, err := meta.Accessor(o.Object); err == nil {
+			return m.GetResourceVersion()
+		}
+	}
 	md, _ := o.view["metadata"].(map[string]any)
 	rv, _ := md["resourceVersion"].(string)
 	return rv

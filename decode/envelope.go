@@ -169,8 +169,7 @@ func rawObject(o *Object, raw []byte) {
 			view["metadata"] = u
 		}
 	}
-	o.view = view
-	o.head, o.Sections = o.options.sections(o.GVK, view)
+	o.renderView(view)
 	o.Sections = append(o.Sections, Section{Name: "fields", Text: dumpFields(fields, tail)})
 }
 

@@ -1,8 +1,11 @@
 package decode
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 var knownFormats = map[Format]bool{
@@ -12,7 +15,8 @@ var knownFormats = map[Format]bool{
 
 // FuzzDecode feeds Decode arbitrary keys and values, seeded with real values
 // and their truncations: it must never panic and always label the result,
-// and print the same JSON alone and as an item of a List.
+// print the same JSON alone and as an item of a List, and each section of
+// an object as sigs.k8s.io/yaml prints that field of its view.
 func FuzzDecode(f *testing.F) {
 	for _, name := range []string{"storage-pod.bin", "storage-job.bin"} {
 		v := readKube17(f, name)
@@ -41,10 +45,32 @@ func FuzzDecode(f *testing.F) {
 		}
 		_ = o.Text()
 		_ = Diff(o, Decode(key, nil))
+		if o.Object != nil && o.rendered {
+			checkSectionsWhereSigsReadsBack(t, o)
+		}
 		js, jsErr := o.JSON(false)
 		listed, listErr := Decoder{JSONOnly: true}.Decode(key, value).AppendJSON(nil, "")
 		if string(listed)+"\n" != string(js) && (jsErr == nil || listErr == nil) {
 			t.Fatalf("a List item is not the object's JSON:\n%s\n%s", listed, js)
 		}
 	})
+}
+
+// checkSectionsWhereSigsReadsBack checks o's sections against
+// sigs.k8s.io/yaml wherever it can be the reference (see
+// checkYAMLLikeSigs).
+func checkSectionsWhereSigsReadsBack(t *testing.T, o Object) {
+	view, err := o.newView()
+	if err != nil {
+		return
+	}
+	folded := o.options.hide(o.GVK, view)
+	js, err := json.Marshal(view)
+	if err != nil || strings.Contains(string(js), "\u0085") || !totallyOrdered(view) {
+		return
+	}
+	if _, err := yaml.Marshal(view); err != nil {
+		return
+	}
+	checkSectionsAgainstSigs(t, o, view, folded)
 }

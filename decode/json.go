@@ -142,16 +142,26 @@ var jsonScratchPool = sync.Pool{New: func() any {
 func appendTypedJSON(dst []byte, obj runtime.Object, prefix string, metaOnly bool) (_ []byte, ok bool) {
 	s := jsonScratchPool.Get().(*jsonScratch)
 	defer jsonScratchPool.Put(s)
-	s.marshalled.Reset()
-	if err := s.enc.Encode(obj); err != nil {
+	js, ok := s.encode(obj)
+	if !ok {
 		return dst, false
 	}
 	s.metaOnly = metaOnly
-	out, err := s.indentSorted(dst, bytes.TrimSuffix(s.marshalled.Bytes(), []byte("\n")), prefix)
+	out, err := s.indentSorted(dst, js, prefix)
 	if err != nil {
 		return dst, false
 	}
 	return out, true
+}
+
+// encode is obj as encoding/json writes it, compact, in s until s is used
+// again; ok is false when encoding/json refuses it.
+func (s *jsonScratch) encode(obj runtime.Object) (js []byte, ok bool) {
+	s.marshalled.Reset()
+	if err := s.enc.Encode(obj); err != nil {
+		return nil, false
+	}
+	return bytes.TrimSuffix(s.marshalled.Bytes(), []byte("\n")), true
 }
 
 // writesAsView says whether encoding/json writes every value of type t

@@ -4,131 +4,10 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
-	goyaml "go.yaml.in/yaml/v2"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// render turns o.Object into the map kubectl would print and splits it.
-// A JSONOnly decode of a typed object that JSON writes itself (typedJSON)
-// needs neither.
-func (o *Object) render() {
-	if o.options.JSONOnly && o.typedJSON() {
-		return
-	}
-	view, err := o.newView()
-	if err != nil {
-		o.Problem = "cannot render the object: " + err.Error()
-		return
-	}
-	o.view = view
-	o.head, o.Sections = o.options.sections(o.GVK, o.view)
-}
-
-// newView is o.Object as a JSON-shaped map, before folding and masking; it
-// may share maps with o.Object.
-func (o Object) newView() (map[string]any, error) {
-	if u, ok := o.Object.(*unstructured.Unstructured); ok {
-		return maps.Clone(u.Object), nil
-	}
-	return runtime.DefaultUnstructuredConverter.ToUnstructured(o.Object) // a new map
-}
-
-// sections folds managedFields, masks Secret data (both copy-on-write, view
-// may share maps with o.Object) and renders apiVersion and kind as the
-// head, then metadata, spec, status, then the other top-level fields in name
-// order, each as `kubectl get -o yaml` would.
-func (d Decoder) sections(gvk schema.GroupVersionKind, view map[string]any) (head string, out []Section) {
-	folded := d.hide(gvk, view)
-	if d.JSONOnly {
-		return "", nil
-	}
-	names := []string{}
-	for _, n := range []string{"metadata", "spec", "status"} {
-		if _, ok := view[n]; ok {
-			names = append(names, n)
-		}
-	}
-	others := slices.Sorted(maps.Keys(view))
-	for _, n := range others {
-		if n != "metadata" && n != "spec" && n != "status" && n != "apiVersion" && n != "kind" {
-			names = append(names, n)
-		}
-	}
-	texts := splitYAML(view)
-	text := func(n string) string {
-		if texts != nil {
-			return texts[n]
-		}
-		return toYAML(map[string]any{n: view[n]})
-	}
-	for _, n := range []string{"apiVersion", "kind"} {
-		if _, ok := view[n]; ok {
-			head += text(n)
-		}
-	}
-	out = make([]Section, 0, len(names))
-	for _, n := range names {
-		t := text(n)
-		if n == "metadata" && folded != "" {
-			t += "  # " + folded + "\n"
-		}
-		out = append(out, Section{Name: n, Text: t})
-	}
-	return head, out
-}
-
-// splitYAML renders view in one call of the YAML encoder and cuts the
-// output before each top-level key, the rendering of each field alone: a
-// call has a fixed cost of several microseconds, paid once instead of once
-// a section. The encoder writes a top-level key at the start of a line and
-// everything else of a value indented, or as "- " items; the cut is
-// certain only when the lines at column 0 are "key: " or "key:" for each
-// key of view once, else splitYAML says nil (a key the encoder quotes, or
-// that holds ": ").
-func splitYAML(view map[string]any) map[string]string {
-	b, err := goyaml.Marshal(view)
-	if err != nil {
-		return nil
-	}
-	whole := string(b)
-	texts := make(map[string]string, len(view))
-	key, start := "", -1
-	for i := 0; i < len(whole); {
-		end := len(whole)
-		if nl := strings.IndexByte(whole[i:], '\n'); nl >= 0 {
-			end = i + nl + 1
-		}
-		line := whole[i:end]
-		if line[0] != ' ' && !strings.HasPrefix(line, "- ") && line != "-\n" {
-			k, rest, _ := strings.Cut(line, ":")
-			_, inView := view[k]
-			_, seen := texts[k]
-			if !inView || seen || k == key || !strings.HasPrefix(rest, " ") && rest != "\n" {
-				return nil
-			}
-			if start >= 0 {
-				texts[key] = whole[start:i]
-			}
-			key, start = k, i
-		} else if start < 0 {
-			return nil
-		}
-		i = end
-	}
-	if start < 0 {
-		return nil
-	}
-	texts[key] = whole[start:]
-	if len(texts) != len(view) {
-		return nil
-	}
-	return texts
-}
 
 // hide folds managedFields and masks Secret data in view, unless shown, and
 // returns the fold's summary line.
@@ -140,20 +19,6 @@ func (d Decoder) hide(gvk schema.GroupVersionKind, view map[string]any) (folded 
 		maskSecretData(view)
 	}
 	return folded
-}
-
-func toYAML(v any) string {
-	// v is already JSON-shaped (strings, bools, int64, float64, nil, []any,
-	// map[string]any), so it goes straight to the YAML encoder that
-	// sigs.k8s.io/yaml.Marshal ends in, skipping its JSON encode and the
-	// re-parse of that JSON: the same output (TestYAMLMatchesSigsYAML checks
-	// every kind) at a fraction of the cost, where rendering is most of a
-	// decode's time.
-	b, err := goyaml.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("# cannot render as YAML: %v\n", err)
-	}
-	return string(b)
 }
 
 // foldManagedFields drops metadata.managedFields, as kubectl does unless
@@ -176,7 +41,11 @@ func foldManagedFields(view map[string]any) string {
 			managers = append(managers, fmt.Sprintf("%v %v", f["manager"], f["operation"]))
 		}
 	}
-	return fmt.Sprintf("managedFields: %d entries folded (%s)", len(entries), strings.Join(managers, ", "))
+	return foldSummary(len(entries), managers)
+}
+
+func foldSummary(entries int, managers []string) string {
+	return fmt.Sprintf("managedFields: %d entries folded (%s)", entries, strings.Join(managers, ", "))
 }
 
 // maskSecretData replaces each value of a Secret's data with its length.
@@ -201,25 +70,15 @@ func maskSecretData(view map[string]any) {
 // YAML is the whole object as `kubectl get -o yaml` shows it, sections in
 // Object order after apiVersion and kind; "" when the value is no object.
 func (o Object) YAML() string {
-	if o.view == nil {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString(o.head)
-	for _, s := range o.Sections {
-		if _, ok := o.view[s.Name]; ok {
-			b.WriteString(s.Text)
-		}
-	}
-	return b.String()
+	return o.yaml
 }
 
 // MetaYAML is apiVersion, kind and metadata alone.
 func (o Object) MetaYAML() string {
-	if o.view == nil {
+	if !o.rendered {
 		return ""
 	}
-	for _, s := range o.Sections {
+	for _, s := range o.Sections[:o.fields] {
 		if s.Name == "metadata" {
 			return o.head + s.Text
 		}
@@ -233,11 +92,8 @@ func (o Object) MetaYAML() string {
 func (o Object) Text() string {
 	var b strings.Builder
 	b.WriteString(o.YAML())
-	for _, s := range o.Sections {
-		if _, inView := o.view[s.Name]; inView {
-			continue
-		}
-		if len(o.Sections) > 1 || o.view != nil {
+	for _, s := range o.Sections[o.fields:] {
+		if len(o.Sections) > 1 || o.rendered {
 			fmt.Fprintf(&b, "# %s\n", s.Name)
 		}
 		b.WriteString(s.Text)

@@ -16,10 +16,7 @@ var errKeyNotUTF8 = errors.New("an object key is not UTF-8")
 
 // sortedIndenter reorders and indents encoding/json's output.
 type sortedIndenter struct {
-	src []byte
-	// ends[i] is one past the string, object or array that opens at src[i].
-	ends    []int32
-	open    []int32
+	jsonSpans
 	members []member // a stack: the members of the objects being written
 	prefix  string
 	// metaOnly keeps apiVersion, kind and metadata of the outer object.
@@ -43,67 +40,11 @@ type member struct {
 // every object in the byte order of their names (encoding/json's order for
 // map keys), arrays in their order, scalars byte for byte.
 func (x *sortedIndenter) indentSorted(dst, src []byte, prefix string) ([]byte, error) {
-	x.src, x.prefix = src, prefix
-	x.matchEnds()
+	x.prefix = prefix
+	x.index(src)
 	dst, _, err := x.value(dst, 0, 0)
 	x.src = nil
 	return dst, err
-}
-
-// matchEnds fills ends in one pass over src, so that nothing after it
-// scans a string or skips a value twice, however deep.
-func (x *sortedIndenter) matchEnds() {
-	src := x.src
-	if cap(x.ends) < len(src) {
-		x.ends = make([]int32, len(src))
-	}
-	x.ends, x.open = x.ends[:len(src)], x.open[:0]
-	for i := 0; i < len(src); i++ {
-		switch src[i] {
-		case '"':
-			end := stringEnd(src, i)
-			x.ends[i] = int32(end)
-			i = end - 1
-		case '{', '[':
-			x.open = append(x.open, int32(i))
-		case '}', ']':
-			last := len(x.open) - 1
-			x.ends[x.open[last]] = int32(i + 1)
-			x.open = x.open[:last]
-		}
-	}
-}
-
-// stringEnd is one past the string that opens at src[i].
-func stringEnd(src []byte, i int) int {
-	for j := i + 1; ; {
-		q := bytes.IndexByte(src[j:], '"')
-		if q < 0 {
-			return len(src)
-		}
-		q += j
-		k := q - 1
-		for src[k] == '\\' {
-			k--
-		}
-		if (q-k)%2 == 1 { // an even number of backslashes before it
-			return q + 1
-		}
-		j = q + 1
-	}
-}
-
-// valueEnd is one past the value starting at src[i].
-func (x *sortedIndenter) valueEnd(i int) int {
-	switch x.src[i] {
-	case '{', '[', '"':
-		return int(x.ends[i])
-	}
-	j := i
-	for j < len(x.src) && x.src[j] != ',' && x.src[j] != '}' && x.src[j] != ']' {
-		j++
-	}
-	return j
 }
 
 // value writes the value at src[i], depth levels deep, and says where it ends.

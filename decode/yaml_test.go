@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"encoding/json"
 	"maps"
 	"math/rand"
 	"slices"
@@ -17,31 +18,94 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// TestYAMLMatchesSigsYAML checks that rendering a decoded object's view
-// straight with the YAML encoder prints, byte for byte, what
-// sigs.k8s.io/yaml.Marshal (JSON, then JSON to YAML, as kubectl -o yaml)
-// prints, for a fuzzed object of every kind in client-go's scheme: odd
-// strings, numbers, empty maps and lists included.
+// TestYAMLMatchesSigsYAML checks, for a fuzzed object of every kind in
+// client-go's scheme (odd strings, numbers, empty maps and lists,
+// managedFields, Secret data), with the default options and with
+// everything shown, that each section of a decoded object is, byte for
+// byte, what sigs.k8s.io/yaml.Marshal (JSON, then JSON to YAML, as kubectl
+// -o yaml) prints for that field of its view alone, built by the unstructured
+// converter as kubectl would; and that its item in a List is what
+// JSONToYAML writes for the List. Most kinds are written from their Go
+// value (appendTypedSections), the others from their JSON.
 func TestYAMLMatchesSigsYAML(t *testing.T) {
-	compared := 0
-	for _, v := range storedFuzzed(t, 1) {
-		o := Decoder{ShowSecrets: true, ShowManagedFields: true}.Decode("/registry/yaml/ns/name", v.value)
-		if o.view == nil {
-			continue
-		}
-		want, err := yaml.Marshal(o.view)
-		if err != nil {
-			t.Fatalf("%s: sigs.k8s.io/yaml: %v", v.gvk, err)
-		}
-		if got := toYAML(o.view); got != string(want) {
-			t.Errorf("%s renders differently:\n%s\nsigs.k8s.io/yaml:\n%s", v.gvk, got, want)
+	compared, walked := 0, 0
+	for _, v := range storedFuzzed(t, 3) {
+		for _, d := range []Decoder{{}, {ShowSecrets: true, ShowManagedFields: true}} {
+			o := d.Decode("/registry/yaml/ns/name", v.value)
+			if o.Object == nil {
+				continue // no kind of the scheme: rawObject's view
+			}
+			view, err := o.newView()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := appendTypedItem(nil, o.foldedObject()); o.typedJSON() && err == nil && d.ShowSecrets {
+				walked++ // written from the Go value, not from its JSON
+			}
+			folded := d.hide(o.GVK, view)
+			checkSectionsAgainstSigs(t, o, view, folded)
+			js, err := json.Marshal(view)
+			if err != nil {
+				t.Fatal(err)
+			}
+			item, err := o.AppendYAMLItem(nil)
+			if want := sigsListItem(t, js); err != nil || string(item) != want {
+				t.Fatalf("%s: List item (%v)\n%s\nsigs.k8s.io/yaml:\n%s", v.gvk, err, item, want)
+			}
 		}
 		compared++
 	}
-	if compared < 500 {
-		t.Errorf("compared only %d kinds", compared)
+	if compared < 1500 || walked < 1500 {
+		t.Errorf("compared only %d objects, %d of them written from their Go value", compared, walked)
 	}
-	t.Logf("%d kinds render as sigs.k8s.io/yaml does", compared)
+	t.Logf("%d fuzzed objects of every kind render as sigs.k8s.io/yaml renders them, %d written from their Go value", compared, walked)
+}
+
+func checkSectionsAgainstSigs(t *testing.T, o Object, view map[string]any, folded string) {
+	t.Helper()
+	head := map[string]any{}
+	for _, k := range []string{"apiVersion", "kind"} {
+		if x, ok := view[k]; ok {
+			head[k] = x
+		}
+	}
+	if want := sigsYAML(t, head); len(head) > 0 && o.head != want {
+		t.Fatalf("%s: head\n%s\nsigs.k8s.io/yaml:\n%s", o.GVK, o.head, want)
+	}
+	var names []string
+	for _, s := range o.Sections[:o.fields] {
+		want := sigsYAML(t, map[string]any{s.Name: view[s.Name]})
+		if s.Name == "metadata" && folded != "" {
+			want += "  # " + folded + "\n"
+		}
+		if s.Text != want {
+			t.Fatalf("%s: %s renders as\n%s\nsigs.k8s.io/yaml:\n%s", o.GVK, s.Name, s.Text, want)
+		}
+		names = append(names, s.Name)
+	}
+	names = append(names, slices.Collect(maps.Keys(head))...)
+	if !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(maps.Keys(view))) {
+		t.Fatalf("%s: sections and head %v, view %v", o.GVK, names, slices.Sorted(maps.Keys(view)))
+	}
+}
+
+func sigsYAML(t *testing.T, v any) string {
+	t.Helper()
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// sigsListItem is the object js as JSONToYAML writes it in a List's items.
+func sigsListItem(t *testing.T, js []byte) string {
+	t.Helper()
+	list, err := yaml.JSONToYAML([]byte(`{"items":[` + string(js) + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(string(list), "items:\n")
 }
 
 // storedValue is an object as kube-apiserver stores it.
@@ -80,50 +144,40 @@ func storedFuzzed(t *testing.T, rounds int) []storedValue {
 	return out
 }
 
-// TestSectionsAreEachFieldRenderedAlone checks that cutting the YAML of the
-// whole view at its top-level keys (splitYAML) gives, byte for byte, each
-// field rendered alone, for a fuzzed object of every kind, and that keys
-// the cut cannot be sure of leave it to rendering each field alone.
+// TestSectionsAreEachFieldRenderedAlone checks that cutting the YAML of a
+// whole view where each top-level key starts gives, byte for byte, each
+// field rendered alone, whatever the keys: quoted, complex ("? "), or
+// holding ": ".
 func TestSectionsAreEachFieldRenderedAlone(t *testing.T) {
-	var views []map[string]any
-	for _, v := range storedFuzzed(t, 1) {
-		if o := (Decoder{ShowSecrets: true, ShowManagedFields: true}).Decode("/registry/yaml/ns/name", v.value); o.view != nil {
-			views = append(views, o.view)
-		}
-	}
 	long := strings.Repeat("word ", 40)
-	odd := []map[string]any{
+	for _, view := range []map[string]any{
 		{"message": long, "b": "line1\nline2\n", "c": []any{"x", []any{}, nil, map[string]any{"d": long}}},
 		{"a:b": 1, "a": 2},
-		{"a:b": 1},
-		{"true": 1, "- x": 2, "-x": 3, "": 4, "y": 5, "1": 6, "#c": 7},
-		{"apiVersion": "v1", "kind": "a: b\nc", "- x": 1},
+		{"true": 1, "- x": 2, "-x": 3, "": 4, "y": 5, "1": 6, "#c": 7, strings.Repeat("k", 130): 8, "a\nb": "c\n\n"},
+		{"apiVersion": "v1", "kind": "a: b\nc", "- x": 1, "metadata": map[string]any{"name": long}},
+		{"last": "kept\n\n", "next": 1},
 		{},
-	}
-	for i, view := range append(views, odd...) {
-		h := map[string]any{}
-		for _, k := range []string{"apiVersion", "kind"} {
-			if v, ok := view[k]; ok {
-				h[k] = v
-			}
+	} {
+		var o Object
+		o.renderView(view)
+		fields := map[string]string{}
+		for _, s := range o.Sections {
+			fields[s.Name] = s.Text
 		}
-		if head, _ := (Decoder{ShowSecrets: true, ShowManagedFields: true}).sections(schema.GroupVersionKind{}, view); len(h) > 0 && head != toYAML(h) {
-			t.Fatalf("head\n%s\nwant apiVersion and kind rendered together\n%s", head, toYAML(h))
-		}
-		texts := splitYAML(view)
-		if texts == nil {
-			if i < len(views) && len(view) > 0 {
-				t.Errorf("a view of a typed object does not split: %v", slices.Sorted(maps.Keys(view)))
-			}
-			continue
-		}
+		fields["apiVersion"], fields["kind"] = "", ""
+		head := ""
 		for k, v := range view {
-			if want := toYAML(map[string]any{k: v}); texts[k] != want {
-				t.Fatalf("%q cut from the whole renders as\n%s\nalone as\n%s", k, texts[k], want)
+			want := toYAML(map[string]any{k: v})
+			if k == "apiVersion" || k == "kind" {
+				head += want
+				continue
+			}
+			if fields[k] != want {
+				t.Errorf("%q cut from the whole renders as\n%s\nalone as\n%s", k, fields[k], want)
 			}
 		}
-	}
-	if len(views) < 500 {
-		t.Errorf("compared only %d kinds", len(views))
+		if len(o.head) != len(head) {
+			t.Errorf("head %q, want apiVersion and kind rendered alone: %q", o.head, head)
+		}
 	}
 }

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
 )
 
 // env is what every figure needs: the binaries, the etcd holding the fill,
@@ -71,7 +75,49 @@ func cliFigures(e env) (rows []row, registryKeys float64) {
 	} else {
 		rows = append(rows, ratioRow(jsonFig, med[0], med[1], 3, "etcdctl --prefix"))
 	}
-	return rows, registryKeys
+	return append(rows, yamlListFigure(e)), registryKeys
+}
+
+// yamlListFigure times `get pods -A -o yaml` beside etcdctl's listing with
+// values, and measures its peak RSS: the List streams, so memory must not
+// grow with the number of pods.
+func yamlListFigure(e env) row {
+	fig := fmt.Sprintf("%dk pods decoded as YAML (`get pods -A -o yaml`)", e.pods/1000)
+	const goal = "ratio ≤ 3, peak RSS ≤ 200 MB"
+	cmd := e.etcdscopeCmd("get", "pods", "-A", "-o", "yaml")
+	med, err := hyperfine(e.runs, e.tmp, cmd, e.etcdctlCmd("get", "/registry/pods/", "--prefix"))
+	if err != nil {
+		return failed(fig, goal, err)
+	}
+	var peaks []float64
+	for range e.runs {
+		peak, err := peakRSS(cmd)
+		if err != nil {
+			return failed(fig, goal, err)
+		}
+		peaks = append(peaks, peak)
+	}
+	r := ratioRow(fig, med[0], med[1], 3, "etcdctl --prefix")
+	peak := median(peaks)
+	r.ours = fmt.Sprintf("%s, %.0f MiB peak RSS", r.ours, peak/(1<<20))
+	r.goal, r.met = goal, r.met && peak <= 200e6
+	return r
+}
+
+// peakRSS runs cmd, its output discarded as hyperfine discards it, and
+// returns its peak resident set in bytes.
+func peakRSS(cmd []string) (float64, error) {
+	c := exec.Command(cmd[0], cmd[1:]...)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		return 0, fmt.Errorf("%s: %w\n%s", strings.Join(cmd, " "), err, stderr.String())
+	}
+	ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, fmt.Errorf("no resource usage for %s", cmd[0])
+	}
+	return float64(ru.Maxrss) * 1024, nil // KiB on Linux
 }
 
 // goFigures are the figures that live in one package, from its Go
