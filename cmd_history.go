@@ -36,6 +36,10 @@ diff of the decoded objects; -o yaml or -o json prints every revision's object.`
 			if output != "" && output != outputYAML && output != outputJSON {
 				return fmt.Errorf("unknown output format %q: want yaml or json", output)
 			}
+			dec, err := conn.decoding.decoder()
+			if err != nil {
+				return err
+			}
 			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
 				h, err := src.History(cmd.Context(), args[0])
 				if err != nil {
@@ -48,7 +52,7 @@ diff of the decoded objects; -o yaml or -o json prints every revision's object.`
 					}
 					return fmt.Errorf("%s", msg)
 				}
-				return printHistoryAs(streamsOf(cmd), h, output, diff)
+				return printHistoryAs(streamsOf(cmd), h, dec, output, diff)
 			})
 		},
 	}
@@ -58,16 +62,33 @@ diff of the decoded objects; -o yaml or -o json prints every revision's object.`
 	return cmd
 }
 
-// change names what an entry did, in watch's words; the oldest retained
-// write whose earlier versions were compacted is a modification.
-func change(e etcdview.Entry) etcdview.EventType {
-	switch {
-	case e.Deleted:
-		return etcdview.Deleted
-	case e.KV.Version == 1:
-		return etcdview.Added
+// eachRevision calls fn on each entry of h, newest first, with its object
+// and the object of the revision before it (nil when there is none, or it
+// is a deletion). Each entry is decoded once, and two decoded objects are
+// held at a time: the history itself holds values only.
+func eachRevision(h etcdview.History, d decode.Decoder, fn func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error) error {
+	var after decode.Object
+	for i, e := range h.Entries {
+		if i == 0 {
+			after = e.Object(d)
+		}
+		var before *decode.Object
+		if i+1 < len(h.Entries) {
+			if older := h.Entries[i+1]; !older.Deleted {
+				o := older.Object(d)
+				before = &o
+			}
+		}
+		if err := fn(i, e, before, after); err != nil {
+			return err
+		}
+		if before != nil {
+			after = *before
+		} else {
+			after = decode.Object{}
+		}
 	}
-	return etcdview.Modified
+	return nil
 }
 
 func paintChange(p palette, t etcdview.EventType) string {
@@ -84,19 +105,19 @@ func paintChange(p palette, t etcdview.EventType) string {
 // else as a table. Each revision is written as it is read, through one
 // buffer: a key with 100k revisions never has a second copy of them all
 // built in memory, as a whole document or a table would be.
-func printHistoryAs(s streams, h etcdview.History, output string, diff bool) error {
+func printHistoryAs(s streams, h etcdview.History, d decode.Decoder, output string, diff bool) error {
 	out := bufio.NewWriterSize(s.out, 64<<10)
 	var err error
 	switch {
 	case output != "":
 		w := s.p.writer(out)
-		if err = printHistoryDoc(w, h, output); err == nil {
+		if err = printHistoryDoc(w, h, d, output); err == nil {
 			err = w.Flush()
 		}
 	case diff:
-		err = printHistoryDiffs(out, s.p, h)
+		err = printHistoryDiffs(out, s.p, h, d)
 	default:
-		err = printHistory(out, s.p, h)
+		err = printHistory(out, s.p, h, d)
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
@@ -107,7 +128,7 @@ func printHistoryAs(s streams, h etcdview.History, output string, diff bool) err
 // printHistory writes the table as tabwriter (padding 3) would lay it
 // out, without holding its cells: every column but the last is known from
 // the revisions before the summaries, which are written a row at a time.
-func printHistory(w io.Writer, p palette, h etcdview.History) error {
+func printHistory(w io.Writer, p palette, h etcdview.History, d decode.Decoder) error {
 	header := []string{"REVISION", "CHANGE", "VERSION", "SIZE", "WHAT CHANGED"}
 	widths := []int{len(header[0]), len("MODIFIED"), len(header[2]), len(header[3])}
 	for _, e := range h.Entries {
@@ -131,21 +152,23 @@ func printHistory(w io.Writer, p palette, h etcdview.History) error {
 	if _, err := fmt.Fprintf(w, "%s%s\n", row, header[4]); err != nil {
 		return err
 	}
-	for i, e := range h.Entries {
+	err := eachRevision(h, d, func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error {
 		rev, version, size := historyCells(e)
+		t := e.Type()
 		what := ""
-		if !e.Deleted && i+1 < len(h.Entries) && !h.Entries[i+1].Deleted {
-			what = p.text(decode.DiffSummary(h.Entries[i+1].Object, e.Object))
+		if t == etcdview.Modified && before != nil {
+			what = p.text(etcdview.Summary(t, before, after))
 		}
-		t := change(e)
 		row = pad(row[:0], rev, widths[0])
 		// The word is painted after its padding is counted.
 		row = append(row, paintChange(p, t)...)
 		row = pad(row, "", widths[1]-len(t))
 		row = pad(pad(row, version, widths[2]), size, widths[3])
-		if _, err := fmt.Fprintf(w, "%s%s\n", row, what); err != nil {
-			return err
-		}
+		_, err := fmt.Fprintf(w, "%s%s\n", row, what)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	return truncatedNote(w, p, h)
 }
@@ -160,42 +183,48 @@ func historyCells(e etcdview.Entry) (rev, version, size string) {
 	return rev, version, size
 }
 
-func printHistoryDiffs(w io.Writer, p palette, h etcdview.History) error {
-	for i, e := range h.Entries {
-		fmt.Fprintln(w, p.bold(fmt.Sprintf("revision %d", e.KV.ModRevision))+" "+paintChange(p, change(e)))
+func printHistoryDiffs(w io.Writer, p palette, h etcdview.History, d decode.Decoder) error {
+	err := eachRevision(h, d, func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error {
+		fmt.Fprintln(w, p.bold(fmt.Sprintf("revision %d", e.KV.ModRevision))+" "+paintChange(p, e.Type()))
 		switch {
 		case e.Deleted:
-		case i+1 == len(h.Entries) || h.Entries[i+1].Deleted:
+		case before == nil:
 			tw := p.writer(w)
-			io.WriteString(tw, e.Object.Text())
+			io.WriteString(tw, after.Text())
 			tw.Flush()
 		default:
-			unified := decode.Diff(h.Entries[i+1].Object, e.Object).Unified
-			for line := range strings.Lines(unified) {
-				text, nl := strings.CutSuffix(line, "\n")
-				switch {
-				case strings.HasPrefix(text, "+++"), strings.HasPrefix(text, "---"):
-					text = p.bold(text)
-				case strings.HasPrefix(text, "+"):
-					text = p.added(text)
-				case strings.HasPrefix(text, "-"):
-					text = p.removed(text)
-				case strings.HasPrefix(text, "@@"):
-					text = p.dim(text)
-				default:
-					text = p.text(text)
-				}
-				io.WriteString(w, text)
-				if nl {
-					io.WriteString(w, "\n")
-				}
-			}
+			writeUnified(w, p, decode.Diff(*before, after).Unified)
 		}
-		if _, err := fmt.Fprintln(w); err != nil {
-			return err
-		}
+		_, err := fmt.Fprintln(w)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	return truncatedNote(w, p, h)
+}
+
+// writeUnified writes a unified diff coloured as the TUI colours it.
+func writeUnified(w io.Writer, p palette, unified string) {
+	for line := range strings.Lines(unified) {
+		text, nl := strings.CutSuffix(line, "\n")
+		switch decode.KindOfDiffLine(text) {
+		case decode.DiffHeader:
+			text = p.bold(text)
+		case decode.DiffAdded:
+			text = p.added(text)
+		case decode.DiffRemoved:
+			text = p.removed(text)
+		case decode.DiffHunk:
+			text = p.dim(text)
+		default:
+			text = p.text(text)
+		}
+		io.WriteString(w, text)
+		if nl {
+			io.WriteString(w, "\n")
+		}
+	}
 }
 
 func truncatedNote(w io.Writer, p palette, h etcdview.History) error {
@@ -217,13 +246,14 @@ type historyEntry struct {
 }
 
 // historyEntryOf is e as -o json and -o yaml show it.
-func historyEntryOf(e etcdview.Entry) historyEntry {
-	he := historyEntry{Revision: e.KV.ModRevision, Change: string(change(e)), CreateRevision: e.KV.CreateRevision, Version: e.KV.Version}
+func historyEntryOf(e etcdview.Entry, d decode.Decoder) historyEntry {
+	he := historyEntry{Revision: e.KV.ModRevision, Change: string(e.Type()), CreateRevision: e.KV.CreateRevision, Version: e.KV.Version}
 	if !e.Deleted {
-		if js, err := e.Object.JSON(false); err == nil {
+		o := e.Object(d)
+		if js, err := o.JSON(false); err == nil {
 			he.Object = js
 		} else {
-			he.Value = e.Object.Text()
+			he.Value = o.Text()
 		}
 	}
 	return he
@@ -234,7 +264,7 @@ func historyEntryOf(e etcdview.Entry) historyEntry {
 // four, or that JSON as sigs.k8s.io/yaml writes it), an entry at a time:
 // the keys come in the order both write them, and each entry is written
 // where the whole document would have it.
-func printHistoryDoc(w io.Writer, h etcdview.History, output string) error {
+func printHistoryDoc(w io.Writer, h etcdview.History, d decode.Decoder, output string) error {
 	var head, tail []byte
 	var err error
 	compacted := ""
@@ -268,7 +298,7 @@ func printHistoryDoc(w io.Writer, h etcdview.History, output string) error {
 	}
 	var item []byte
 	for i, e := range h.Entries {
-		js, err := json.Marshal(historyEntryOf(e))
+		js, err := json.Marshal(historyEntryOf(e, d))
 		if err != nil {
 			return err
 		}

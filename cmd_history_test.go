@@ -86,13 +86,12 @@ func testHistory(t *testing.T, compacted int64) etcdview.History {
 			t.Fatal(err)
 		}
 		kv := etcdview.KV{Key: key, Value: value, CreateRevision: 2, ModRevision: rev, Version: rev - 1}
-		e := etcdview.Entry{KV: kv, Object: decode.Decoder{}.DecodeAt(key, value, rev)}
+		e := etcdview.Entry{KV: kv}
 		switch rev {
 		case 5:
 			e = etcdview.Entry{KV: etcdview.KV{Key: key, ModRevision: rev}, Deleted: true}
 		case 6:
 			e.KV.Value = []byte("plain text \x1b[2J")
-			e.Object = decode.Decoder{}.DecodeAt(key, e.KV.Value, rev)
 		}
 		entries = append([]etcdview.Entry{e}, entries...)
 	}
@@ -103,7 +102,7 @@ func testHistory(t *testing.T, compacted int64) etcdview.History {
 func historyDoc(h etcdview.History) map[string]any {
 	entries := make([]historyEntry, 0, len(h.Entries))
 	for _, e := range h.Entries {
-		entries = append(entries, historyEntryOf(e))
+		entries = append(entries, historyEntryOf(e, decode.Decoder{}))
 	}
 	doc := map[string]any{"key": h.Key, "revision": h.Revision, "entries": entries}
 	if h.CompactedAt != 0 {
@@ -120,7 +119,7 @@ func TestHistoryDocumentStreamsWhatWriteDocPrints(t *testing.T) {
 			if err := writeDoc(&want, output, historyDoc(h)); err != nil {
 				t.Fatal(err)
 			}
-			if err := printHistoryAs(streams{out: &got}, h, output, false); err != nil {
+			if err := printHistoryAs(streams{out: &got}, h, decode.Decoder{}, output, false); err != nil {
 				t.Fatal(err)
 			}
 			if got.String() != want.String() {
@@ -141,14 +140,14 @@ func TestHistoryTableIsLaidOutAsTabwriterWould(t *testing.T) {
 		rev, version, size := historyCells(e)
 		what := ""
 		if !e.Deleted && i+1 < len(h.Entries) && !h.Entries[i+1].Deleted {
-			what = decode.Diff(h.Entries[i+1].Object, e.Object).Summary()
+			what = decode.Diff(h.Entries[i+1].Object(decode.Decoder{}), e.Object(decode.Decoder{})).Summary()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", rev, change(e), version, size, what)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", rev, e.Type(), version, size, what)
 	}
 	tw.Flush()
 	want.WriteString(h.Truncated() + "\n")
 	var got bytes.Buffer
-	if err := printHistoryAs(streams{out: &got}, h, "", false); err != nil {
+	if err := printHistoryAs(streams{out: &got}, h, decode.Decoder{}, "", false); err != nil {
 		t.Fatal(err)
 	}
 	if got.String() != want.String() {
@@ -166,10 +165,10 @@ func TestHistoryOnATerminalIsInert(t *testing.T) {
 		diff   bool
 	}{{"", false}, {"", true}, {outputJSON, false}, {outputYAML, false}} {
 		var tty, pipe bytes.Buffer
-		if err := printHistoryAs(streams{out: &tty, p: palette{tty: true, color: true}}, h, tc.output, tc.diff); err != nil {
+		if err := printHistoryAs(streams{out: &tty, p: palette{tty: true, color: true}}, h, decode.Decoder{}, tc.output, tc.diff); err != nil {
 			t.Fatal(err)
 		}
-		if err := printHistoryAs(streams{out: &pipe}, h, tc.output, tc.diff); err != nil {
+		if err := printHistoryAs(streams{out: &pipe}, h, decode.Decoder{}, tc.output, tc.diff); err != nil {
 			t.Fatal(err)
 		}
 		if strings.ContainsAny(withoutColours(tty.String()), "\x1b\x07") {

@@ -50,7 +50,6 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 		if err != nil {
 			return err
 		}
-		src.Decoder = dec
 		cp, err := startControlPlane(ctx, c, profile, flags.demoNodes)
 		if err != nil {
 			closeSrc()

@@ -11,14 +11,9 @@ import (
 
 // openSource opens what the connection flags name: a live etcd (--endpoints
 // or ETCDCTL_ENDPOINTS), an offline data file (--db), or else the bundled
-// cluster, started in-process on --data-dir. It decodes as conn.decoding
-// says. closeFn releases it.
+// cluster, started in-process on --data-dir. closeFn releases it.
 func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, closeFn func(), err error) {
 	kind, err := conn.kind()
-	if err != nil {
-		return nil, nil, err
-	}
-	dec, err := conn.decoding.decoder()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -28,7 +23,6 @@ func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, clos
 		if err != nil {
 			return nil, nil, err
 		}
-		f.Decoder = dec
 		return f, func() { f.Close() }, nil
 	case liveSource:
 		cfg, err := conn.etcdConfig()
@@ -39,14 +33,12 @@ func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, clos
 		if err != nil {
 			return nil, nil, err
 		}
-		l.Decoder = dec
 		return l, func() { l.Close() }, nil
 	}
 	_, l, closeFn, err := openBundled(ctx, conn, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	l.Decoder = dec
 	return l, closeFn, nil
 }
 

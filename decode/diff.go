@@ -211,3 +211,30 @@ func compact(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// DiffLineKind is what one line of a unified diff is, for whoever colours
+// it: the terminal UI and the CLI colour the same lines the same way.
+type DiffLineKind int
+
+const (
+	DiffContext DiffLineKind = iota // an unchanged line, or anything else
+	DiffHeader                      // "--- a" and "+++ b"
+	DiffAdded                       // "+..."
+	DiffRemoved                     // "-..."
+	DiffHunk                        // "@@ -1,3 +1,4 @@"
+)
+
+// KindOfDiffLine classifies one line of a unified diff.
+func KindOfDiffLine(line string) DiffLineKind {
+	switch {
+	case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		return DiffHeader
+	case strings.HasPrefix(line, "+"):
+		return DiffAdded
+	case strings.HasPrefix(line, "-"):
+		return DiffRemoved
+	case strings.HasPrefix(line, "@@"):
+		return DiffHunk
+	}
+	return DiffContext
+}

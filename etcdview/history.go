@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/etcdscope/etcdscope/decode"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -52,7 +51,7 @@ func (l *Live) History(ctx context.Context, key string) (History, error) {
 		}
 	}
 	slices.Reverse(entries)
-	h.Entries = decodeEntries(l.Decoder, key, entries)
+	h.Entries = entries
 	return h, nil
 }
 
@@ -114,15 +113,4 @@ func entryOf(ev *clientv3.Event) Entry {
 		return Entry{KV: KV{Key: string(ev.Kv.Key), ModRevision: ev.Kv.ModRevision}, Deleted: true}
 	}
 	return Entry{KV: fromProto(ev.Kv)}
-}
-
-// decodeEntries decodes each written value, with resourceVersion set to the
-// revision it was written at, as the API server reports it.
-func decodeEntries(d decode.Decoder, key string, entries []Entry) []Entry {
-	for i, e := range entries {
-		if !e.Deleted {
-			entries[i].Object = d.DecodeAt(key, e.KV.Value, e.KV.ModRevision)
-		}
-	}
-	return entries
 }

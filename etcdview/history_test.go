@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -98,7 +99,13 @@ func TestHistoryDecodesEachRevision(t *testing.T) {
 	if len(h.Entries) != 2 {
 		t.Fatalf("%d entries, want 2", len(h.Entries))
 	}
-	o := h.Entries[0].Object
+	if typ := h.Entries[0].Type(); typ != Modified {
+		t.Errorf("newest entry is %s, want %s", typ, Modified)
+	}
+	if typ := h.Entries[1].Type(); typ != Added {
+		t.Errorf("oldest entry is %s, want %s", typ, Added)
+	}
+	o := h.Entries[0].Object(decode.Decoder{})
 	if o.GVK.Kind != "Pod" || o.Problem != "" {
 		t.Fatalf("newest entry decoded as %s", o.Label())
 	}

@@ -33,10 +33,6 @@ type Client interface {
 
 // Live is the Source of a running etcd.
 type Live struct {
-	// Decoder decodes the values History returns; the zero value is
-	// decode's defaults.
-	Decoder decode.Decoder
-
 	tree
 	c       Client
 	timeout time.Duration

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
-	"github.com/etcdscope/etcdscope/decode"
 	bolt "go.etcd.io/bbolt"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/server/v3/storage/backend"
@@ -29,10 +28,6 @@ import (
 // builds in memory when it starts (its treeIndex) is built here the same way,
 // by one pass over that bucket.
 type File struct {
-	// Decoder decodes the values History returns; the zero value is
-	// decode's defaults.
-	Decoder decode.Decoder
-
 	tree
 	path      string
 	size      int64
@@ -249,7 +244,6 @@ func (f *File) History(ctx context.Context, key string) (History, error) {
 		}
 		return nil
 	})
-	h.Entries = decodeEntries(f.Decoder, key, h.Entries)
 	return h, err
 }
 

@@ -2,6 +2,7 @@ package etcdview
 
 import (
 	"errors"
+	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 	"io"
 	"os"
@@ -57,7 +58,7 @@ func TestFileReadsDataWrittenByKubernetes17(t *testing.T) {
 		t.Errorf("pod value differs from storage-pod.bin (%d bytes, want %d)", len(kv.Value), len(stored))
 	}
 	h, err := f.History(testCtx(t), "/registry/pods/default/pi-dqtsw")
-	if err != nil || len(h.Entries) != 1 || h.Entries[0].Object.GVK.Kind != "Pod" || h.Truncated() == "" {
+	if err != nil || len(h.Entries) != 1 || h.Entries[0].Object(decode.Decoder{}).GVK.Kind != "Pod" || h.Truncated() == "" {
 		t.Errorf("history %+v, %v: want the one retained revision, decoded, and the compaction", h, err)
 	}
 	_, err = f.Get(testCtx(t), "/registry/pods/default/pi-dqtsw", 1)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/etcdscope/etcdscope/decode"
 )
 
 // Source is every read the TUI and the CLI make of etcd state. Live reads a
@@ -120,9 +118,6 @@ type Entry struct {
 	// with the deletion's revision and no value.
 	KV      KV
 	Deleted bool
-	// Object is the decoded value (the zero Object for a deletion), with
-	// metadata.resourceVersion set as the API server would show it.
-	Object decode.Object
 }
 
 // EventType is what happened to a key, in kubectl's words.

@@ -2,6 +2,8 @@ package common
 
 import (
 	"strings"
+
+	"github.com/etcdscope/etcdscope/decode"
 )
 
 // YAMLLines colours YAML by a walk over each line's tokens: the key before
@@ -97,14 +99,14 @@ func isNumber(v string) bool {
 func (s *Styles) DiffLines(text string) []Line {
 	lines := PlainLines(text)
 	for i, l := range lines {
-		switch {
-		case strings.HasPrefix(l.plain, "+++"), strings.HasPrefix(l.plain, "---"):
+		switch decode.KindOfDiffLine(l.plain) {
+		case decode.DiffHeader:
 			lines[i].styled = s.Bold.Render(l.plain)
-		case strings.HasPrefix(l.plain, "+"):
+		case decode.DiffAdded:
 			lines[i].styled = s.DiffAdd.Render(l.plain)
-		case strings.HasPrefix(l.plain, "-"):
+		case decode.DiffRemoved:
 			lines[i].styled = s.DiffDel.Render(l.plain)
-		case strings.HasPrefix(l.plain, "@@"):
+		case decode.DiffHunk:
 			lines[i].styled = s.DiffHunk.Render(l.plain)
 		}
 	}

@@ -71,11 +71,7 @@ func (m *Model) Open(key string, rev int64) tea.Cmd {
 		if len(h.Entries) == 0 {
 			return LoadedMsg{gen: gen, err: noRevision(h)}
 		}
-		sum := make([]string, len(h.Entries))
-		for i, e := range h.Entries {
-			sum[i] = summaryOf(h.Entries, i, e)
-		}
-		return LoadedMsg{gen: gen, h: h, summary: sum, selected: rev}
+		return LoadedMsg{gen: gen, h: h, summary: summaries(c.Decoder, h.Entries), selected: rev}
 	}
 }
 
@@ -89,19 +85,23 @@ func noRevision(h etcdview.History) error {
 	return fmt.Errorf("history of %s: etcd holds no revision of it", h.Key)
 }
 
-// summaryOf says what entry i changed from the one before it (entries are
-// newest first, so before is i+1).
-func summaryOf(entries []etcdview.Entry, i int, e etcdview.Entry) string {
-	switch {
-	case e.Deleted:
-		return "deleted"
-	case i+1 == len(entries) || entries[i+1].Deleted:
-		return "created"
+// summaries says what each entry changed from the one before it. Entries
+// are newest first; each is decoded once, oldest first, and only the one
+// before is kept, so that a key with 100k revisions is never 100k decoded
+// objects at once.
+func summaries(d decode.Decoder, entries []etcdview.Entry) []string {
+	sum := make([]string, len(entries))
+	var before *decode.Object
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		after := e.Object(d)
+		sum[i] = etcdview.Summary(e.Type(), before, after)
+		before = &after
+		if e.Deleted {
+			before = nil
+		}
 	}
-	if s := decode.Diff(entries[i+1].Object, e.Object).Summary(); s != "" {
-		return s
-	}
-	return "(no change in the object)"
+	return sum
 }
 
 // Key is the key shown.
@@ -214,12 +214,15 @@ func (m *Model) selectEntry() tea.Cmd {
 	if _, ok := m.details[i]; ok {
 		return nil
 	}
-	gen, s, entries := m.gen, m.common.Styles, m.h.Entries
-	return func() tea.Msg { return DetailMsg{gen: gen, index: i, lines: detailLines(s, entries, i)} }
+	gen, s, d, entries := m.gen, m.common.Styles, m.common.Decoder, m.h.Entries
+	return func() tea.Msg { return DetailMsg{gen: gen, index: i, lines: detailLines(s, d, entries, i)} }
 }
 
-func detailLines(s *common.Styles, entries []etcdview.Entry, i int) []common.Line {
+// detailLines lays out entry i: what it changed from the entry before, and
+// the object it wrote. Only these two entries are decoded.
+func detailLines(s *common.Styles, d decode.Decoder, entries []etcdview.Entry, i int) []common.Line {
 	e := entries[i]
+	after := e.Object(d)
 	heading := func(t string) common.Line { return common.StyledLine(s.Title, t) }
 	var out []common.Line
 	var before *etcdview.Entry
@@ -229,21 +232,23 @@ func detailLines(s *common.Styles, entries []etcdview.Entry, i int) []common.Lin
 	switch {
 	case e.Deleted && before != nil:
 		out = append(out, heading(fmt.Sprintf("deleted at revision %d; the value before:", e.KV.ModRevision)))
-		return append(out, s.YAMLLines(before.Object.Text())...)
+		return append(out, s.YAMLLines(before.Object(d).Text())...)
 	case e.Deleted:
 		return append(out, heading(fmt.Sprintf("deleted at revision %d", e.KV.ModRevision)))
-	case before == nil || before.Deleted:
+	case e.Type() == etcdview.Added:
 		out = append(out, heading(fmt.Sprintf("created at revision %d", e.KV.ModRevision)))
+	case before == nil || before.Deleted:
+		out = append(out, heading(fmt.Sprintf("revision %d, the oldest etcd still holds: the ones before were compacted", e.KV.ModRevision)))
 	default:
 		out = append(out, heading(fmt.Sprintf("diff revision %d → %d", before.KV.ModRevision, e.KV.ModRevision)))
-		if d := decode.Diff(before.Object, e.Object); d.Unified != "" {
-			out = append(out, s.DiffLines(d.Unified)...)
+		if diff := decode.Diff(before.Object(d), after); diff.Unified != "" {
+			out = append(out, s.DiffLines(diff.Unified)...)
 		} else {
 			out = append(out, common.PlainLines("(no change in the decoded object)")...)
 		}
 	}
 	out = append(out, common.Line{}, heading(fmt.Sprintf("object at revision %d", e.KV.ModRevision)))
-	return append(out, s.YAMLLines(e.Object.Text())...)
+	return append(out, s.YAMLLines(after.Text())...)
 }
 
 // View draws the revisions beside the selected one's diff and object.

@@ -36,8 +36,21 @@ func TestCompactionBoundaryIsARow(t *testing.T) {
 	m := New(uitest.Common(src))
 	m.SetSize(150, 30)
 	uitest.Drive(t, m.Update, m.Open("/registry/pods/default/web-0", 0))
-	if got := m.View(); !strings.Contains(got, "history before revision 11 was compacted") {
+	got := m.View()
+	if !strings.Contains(got, "history before revision 11 was compacted") {
 		t.Errorf("no compaction row:\n%s", got)
+	}
+	// The oldest revision left is no creation: what it changed is unknown.
+	uitest.Press(t, m.Update, "G") // the compaction row
+	uitest.Press(t, m.Update, "k") // the oldest revision above it
+	got = m.View()
+	for _, want := range []string{"(the revision before is gone)", "the oldest etcd still holds"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("oldest retained revision: no %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "created") {
+		t.Errorf("the oldest retained revision is called created:\n%s", got)
 	}
 }
 

@@ -83,7 +83,7 @@ func summarise(c common.Common, changes []change) tea.Cmd {
 			case err != nil:
 				out[ch.seq] = "(" + err.Error() + ")"
 			default:
-				out[ch.seq] = decode.Diff(before, after).Summary()
+				out[ch.seq] = etcdview.Summary(ch.typ, &before, after)
 			}
 		}
 		return SummariesMsg{out}

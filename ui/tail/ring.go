@@ -34,11 +34,9 @@ func rowOf(ev etcdview.Event) Row {
 	if ev.Prev != nil {
 		r.PrevRev = ev.Prev.ModRevision
 	}
-	switch ev.Type {
-	case etcdview.Added:
-		r.Summary, r.summarised = "created", true
-	case etcdview.Deleted:
-		r.Summary, r.summarised = "deleted", true
+	if ev.Type != etcdview.Modified {
+		// Known without reading a value: "created" or "deleted".
+		r.Summary, r.summarised = etcdview.Summary(ev.Type, nil, decode.Object{}), true
 	}
 	return r
 }

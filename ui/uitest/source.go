@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 )
 
@@ -288,11 +287,7 @@ func (s *Source) History(ctx context.Context, key string) (etcdview.History, err
 			h.CompactedAt = s.compacted
 		}
 		if !atOrBefore || !w.deleted {
-			e := etcdview.Entry{KV: w.kv, Deleted: w.deleted}
-			if !w.deleted {
-				e.Object = decode.Decoder{}.DecodeAt(key, w.kv.Value, w.kv.ModRevision)
-			}
-			h.Entries = append(h.Entries, e)
+			h.Entries = append(h.Entries, etcdview.Entry{KV: w.kv, Deleted: w.deleted})
 		}
 		if atOrBefore {
 			break
