@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
@@ -123,23 +122,19 @@ func Dial(ctx context.Context, c Config) (*clientv3.Client, error) {
 func anyAnswers(ctx context.Context, cli *clientv3.Client, endpoints []string, t *timeout) error {
 	ctx, cancel := t.bound(ctx)
 	defer cancel()
-	errs := make(chan error, len(endpoints))
-	for _, ep := range endpoints {
-		go func() {
-			_, err := cli.Status(ctx, ep)
-			if err != nil {
-				err = fmt.Errorf("%s: %w", ep, requestError(ctx, err))
-			}
-			errs <- err
-		}()
-	}
+	errs := askAll(endpoints, func(ep string) error {
+		if _, err := cli.Status(ctx, ep); err != nil {
+			return fmt.Errorf("%s: %w", ep, requestError(ctx, err))
+		}
+		return nil
+	})
 	var failures []string
 	for range endpoints {
-		err := <-errs
-		if err == nil {
+		a := <-errs
+		if a.v == nil {
 			return nil
 		}
-		failures = append(failures, err.Error())
+		failures = append(failures, a.v.Error())
 	}
 	return fmt.Errorf("cannot reach etcd: %s", strings.Join(failures, "; "))
 }
@@ -150,22 +145,16 @@ func anyAnswers(ctx context.Context, cli *clientv3.Client, endpoints []string, t
 // timeout and report only that the deadline passed. It returns the endpoints
 // that answered, or an error naming why each did not.
 func probeEndpoints(ctx context.Context, endpoints []string, t *timeout, tc *tls.Config) ([]string, error) {
-	errs := make([]error, len(endpoints))
-	var wg sync.WaitGroup
-	for i, ep := range endpoints {
-		wg.Go(func() {
-			host, err := hostPort(ep)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			errs[i] = probe(ctx, host, t, tc)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("%s: %w", ep, errs[i])
-			}
-		})
-	}
-	wg.Wait()
+	errs := askEach(endpoints, func(ep string) error {
+		host, err := hostPort(ep)
+		if err != nil {
+			return err
+		}
+		if err := probe(ctx, host, t, tc); err != nil {
+			return fmt.Errorf("%s: %w", ep, err)
+		}
+		return nil
+	})
 	var alive, failures []string
 	for i, err := range errs {
 		if err == nil {

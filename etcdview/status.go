@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // compactRevKey is where kube-apiserver's compactor records the revision it
@@ -87,13 +86,7 @@ func (l *Live) Status(ctx context.Context) (Cluster, error) {
 
 // statuses calls Status on every endpoint at once.
 func (l *Live) statuses(ctx context.Context, endpoints []string) []Member {
-	out := make([]Member, len(endpoints))
-	var wg sync.WaitGroup
-	for i, ep := range endpoints {
-		wg.Go(func() { out[i] = l.status(ctx, ep) })
-	}
-	wg.Wait()
-	return out
+	return askEach(endpoints, func(ep string) Member { return l.status(ctx, ep) })
 }
 
 func (l *Live) status(ctx context.Context, ep string) Member {

@@ -23,12 +23,16 @@ type env struct {
 	pods      int
 }
 
+// commandTimeout is both tools' --command-timeout: a listing of 1M keys
+// takes seconds on a busy machine, past their default of 5 s.
+const commandTimeout = "--command-timeout=60s"
+
 func (e env) etcdctlCmd(args ...string) []string {
-	return append([]string{e.etcdctl, "--endpoints", e.endpoint}, args...)
+	return append([]string{e.etcdctl, "--endpoints", e.endpoint, commandTimeout}, args...)
 }
 
 func (e env) etcdscopeCmd(args ...string) []string {
-	return append([]string{e.etcdscope, "--endpoints", e.endpoint}, args...)
+	return append([]string{e.etcdscope, "--endpoints", e.endpoint, commandTimeout}, args...)
 }
 
 // ratioRow compares two medians in seconds: ratio ours/theirs against max.
@@ -40,8 +44,9 @@ func ratioRow(figure string, ours, theirs, max float64, theirsName string) row {
 	}
 }
 
-// cliFigures are the three commands timed side by side with etcdctl: one
-// level of /registry, the pods' keys paged, and the pods decoded to JSON.
+// cliFigures are the commands timed side by side with etcdctl: one level of
+// /registry, the pods' keys paged, the pods decoded to JSON and to YAML, and
+// the process start.
 // The etcdctl listing of /registry is also the yardstick of the TUI's first
 // screen, returned as registryKeys.
 func cliFigures(e env) (rows []row, registryKeys float64) {
@@ -75,7 +80,23 @@ func cliFigures(e env) (rows []row, registryKeys float64) {
 	} else {
 		rows = append(rows, ratioRow(jsonFig, med[0], med[1], 3, "etcdctl --prefix"))
 	}
-	return append(rows, yamlListFigure(e)), registryKeys
+	return append(rows, yamlListFigure(e), startFigure(e)), registryKeys
+}
+
+// startFigure times the start of the process itself, `--help`, which
+// connects nowhere: what every command pays before it does anything (the
+// init of every package linked in).
+func startFigure(e env) row {
+	fig := "process start (`etcdscope --help`)"
+	runs := e.runs
+	if !e.quick {
+		runs = max(runs, 20) // tens of ms each: more runs for a steady median
+	}
+	med, err := hyperfine(runs, e.tmp, []string{e.etcdscope, "--help"}, []string{e.etcdctl, "--help"})
+	if err != nil {
+		return failed(fig, "ratio ≤ 2", err)
+	}
+	return ratioRow(fig, med[0], med[1], 2, "etcdctl --help")
 }
 
 // yamlListFigure times `get pods -A -o yaml` beside etcdctl's listing with
