@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/etcdscope/etcdscope/decode"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -57,6 +58,22 @@ func create[T any](what string, fn func(ctx context.Context, c kubernetes.Interf
 
 var co = metav1.CreateOptions{FieldManager: "kubeadm"}
 
+// createService creates svc where absent. It looks first: a Service whose
+// fixed cluster IP is taken, as it is when the Service exists (a kept
+// --data-dir), is refused as Invalid, not AlreadyExists, because
+// kube-apiserver allocates the IP before it stores the object (beginCreate
+// in pkg/registry/core/service/storage).
+func createService(ns string, svc *corev1.Service) createStep {
+	return createStep{"service " + ns + "/" + svc.Name, func(ctx context.Context, c kubernetes.Interface) error {
+		_, err := c.CoreV1().Services(ns).Get(ctx, svc.Name, metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+		_, err = c.CoreV1().Services(ns).Create(ctx, svc, co)
+		return err
+	}}
+}
+
 func bootstrapObjects() []createStep {
 	var steps []createStep
 	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
@@ -65,9 +82,7 @@ func bootstrapObjects() []createStep {
 		}))
 	}
 	steps = append(steps,
-		create("service default/kubernetes", func(ctx context.Context, c kubernetes.Interface) (*corev1.Service, error) {
-			return c.CoreV1().Services("default").Create(ctx, kubernetesService(), co)
-		}),
+		createService("default", kubernetesService()),
 		create("endpoints default/kubernetes", func(ctx context.Context, c kubernetes.Interface) (*corev1.Endpoints, error) {
 			return c.CoreV1().Endpoints("default").Create(ctx, &corev1.Endpoints{ //nolint:staticcheck // kube-apiserver still writes it
 				ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Labels: map[string]string{"endpointslice.kubernetes.io/skip-mirror": "true"}},
@@ -182,19 +197,17 @@ func coreDNSObjects() []createStep {
 				},
 			}, co)
 		}),
-		create("service kube-system/kube-dns", func(ctx context.Context, c kubernetes.Interface) (*corev1.Service, error) {
-			return c.CoreV1().Services("kube-system").Create(ctx, &corev1.Service{
-				ObjectMeta: metav1.ObjectMeta{Name: "kube-dns", Labels: map[string]string{"k8s-app": "kube-dns", "kubernetes.io/name": "CoreDNS"},
-					Annotations: map[string]string{"prometheus.io/port": "9153", "prometheus.io/scrape": "true"}},
-				Spec: corev1.ServiceSpec{
-					Selector: labels, ClusterIP: kubeDNSServiceIP, ClusterIPs: []string{kubeDNSServiceIP},
-					Ports: []corev1.ServicePort{
-						{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP, TargetPort: intstr.FromInt32(53)},
-						{Name: "dns-tcp", Port: 53, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(53)},
-						{Name: "metrics", Port: 9153, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(9153)},
-					},
+		createService("kube-system", &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "kube-dns", Labels: map[string]string{"k8s-app": "kube-dns", "kubernetes.io/name": "CoreDNS"},
+				Annotations: map[string]string{"prometheus.io/port": "9153", "prometheus.io/scrape": "true"}},
+			Spec: corev1.ServiceSpec{
+				Selector: labels, ClusterIP: kubeDNSServiceIP, ClusterIPs: []string{kubeDNSServiceIP},
+				Ports: []corev1.ServicePort{
+					{Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP, TargetPort: intstr.FromInt32(53)},
+					{Name: "dns-tcp", Port: 53, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(53)},
+					{Name: "metrics", Port: 9153, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(9153)},
 				},
-			}, co)
+			},
 		}),
 	}
 }
@@ -229,7 +242,7 @@ func kubeProxyObjects() []createStep {
 							NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
 							Tolerations:  []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 							Containers: []corev1.Container{{
-								Name: "kube-proxy", Image: "registry.k8s.io/kube-proxy:" + KubernetesVersion,
+								Name: "kube-proxy", Image: "registry.k8s.io/kube-proxy:" + decode.KubernetesVersion,
 								Command: []string{"/usr/local/bin/kube-proxy", "--config=/var/lib/kube-proxy/config.conf", "--hostname-override=$(NODE_NAME)"},
 								Env: []corev1.EnvVar{{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{
 									FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "spec.nodeName"}}}},

@@ -125,7 +125,7 @@ func (d *Demo) runControllers(ctx context.Context, client kubernetes.Interface) 
 		{"endpointslice controller", "services", core.Services()},
 		{"serviceaccount controller", "namespaces", core.Namespaces()},
 	} {
-		d.reactions.observe(o.name, o.resource, o.informer.Informer(), nil)
+		d.observe(o.name, o.resource, o.informer.Informer(), nil)
 	}
 	f.Start(ctx.Done())
 	var wg sync.WaitGroup

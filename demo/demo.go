@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etcdscope/etcdscope/decode"
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/client-go/kubernetes"
@@ -77,14 +78,21 @@ type Options struct {
 	// Log receives the components' logs (klog's structured logger); nil
 	// discards them.
 	Log io.Writer
+	// OnError, if set, hears each error a component stops with, when it
+	// stops, on the component's goroutine; Err keeps the first.
+	OnError func(error)
+	// OnReaction, if set, hears each watch event a component's informer
+	// receives, on the informer's goroutine: it must not block.
+	OnReaction func(Reaction)
 }
 
 // Demo is a running simulated control plane.
 type Demo struct {
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
-	reactions *reactionHub
-	nodes     int
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
+	nodes      int
+	onError    func(error)
+	onReaction func(Reaction)
 
 	mu   sync.Mutex
 	errs []error
@@ -99,7 +107,7 @@ func Start(ctx context.Context, opts Options) (*Demo, error) {
 	if opts.Profile == "" {
 		opts.Profile = Calm
 	}
-	d := &Demo{reactions: newReactionHub(), nodes: opts.Nodes}
+	d := &Demo{nodes: opts.Nodes, onError: opts.OnError, onReaction: opts.OnReaction}
 	logger := logr.Discard()
 	if opts.Log != nil {
 		w := opts.Log
@@ -140,8 +148,11 @@ func Start(ctx context.Context, opts Options) (*Demo, error) {
 
 func (d *Demo) fail(err error) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.errs = append(d.errs, err)
+	d.mu.Unlock()
+	if d.onError != nil {
+		d.onError(err)
+	}
 }
 
 // Err is the first error a component stopped with, if one did.
@@ -154,16 +165,11 @@ func (d *Demo) Err() error {
 	return d.errs[0]
 }
 
-// Reactions streams what the components' informers saw, for the flow
-// pane; cancel ends the subscription.
-func (d *Demo) Reactions() (<-chan Reaction, func()) { return d.reactions.subscribe() }
-
 // Close stops every component (the leaders release their Leases) and waits
 // for their goroutines; the API server must still be up for the release.
 func (d *Demo) Close() {
 	d.cancel()
 	d.wg.Wait()
-	d.reactions.close()
 }
 
 // clients builds a clientset per component, as each real component has its
@@ -174,15 +180,12 @@ type clients struct {
 
 func (c clients) forUser(user, agent string) (kubernetes.Interface, error) {
 	cfg := rest.CopyConfig(c.config(user))
-	cfg.UserAgent = agent + "/" + KubernetesVersion
+	cfg.UserAgent = agent + "/" + decode.KubernetesVersion
 	// kube-controller-manager's --kube-api-qps and burst; no client here
 	// should be throttled below what the demo needs.
 	cfg.QPS, cfg.Burst = 100, 200
 	return kubernetes.NewForConfig(cfg)
 }
-
-// KubernetesVersion is what the kubelets report and the user agents carry.
-const KubernetesVersion = "v1.37.2"
 
 // resync is the informers' resync period: level-triggered components see
 // every object again now and then, as the real ones do.

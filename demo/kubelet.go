@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etcdscope/etcdscope/decode"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -90,7 +91,7 @@ func (d *Demo) runKubelet(ctx context.Context, c clients, node string, index int
 	defer f.Shutdown()
 	podInf := f.Core().V1().Pods().Informer()
 	k.pods = f.Core().V1().Pods().Lister()
-	d.reactions.observe("kubelet "+node, "pods", podInf, nil)
+	d.observe("kubelet "+node, "pods", podInf, nil)
 	_, _ = podInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    k.enqueue,
 		UpdateFunc: func(_, obj any) { k.enqueue(obj) },
@@ -172,7 +173,7 @@ func (k *kubelet) register(ctx context.Context) error {
 			NodeInfo: corev1.NodeSystemInfo{
 				MachineID: fmt.Sprintf("%032x", k.index+1), SystemUUID: fmt.Sprintf("%032x", k.index+1), BootID: fmt.Sprintf("%032x", k.index+1),
 				KernelVersion: "6.8.0-etcdscope", OSImage: "Debian GNU/Linux 13 (trixie)", ContainerRuntimeVersion: "containerd://2.1.0",
-				KubeletVersion: KubernetesVersion, OperatingSystem: "linux", Architecture: "amd64",
+				KubeletVersion: decode.KubernetesVersion, OperatingSystem: "linux", Architecture: "amd64",
 			},
 		},
 	}

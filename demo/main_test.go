@@ -3,7 +3,6 @@ package demo
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -51,7 +50,7 @@ func runMain(m *testing.M) int {
 	defer testCluster.Close()
 	var tokens []apiserver.Token
 	for _, u := range append([]User{{Name: "admin"}}, Users(3)...) {
-		tok := randomToken()
+		tok := rand.Text()
 		testTokens[u.Name] = tok
 		group := apiserver.AdminGroup
 		if u.ReadOnly {
@@ -75,12 +74,6 @@ func runMain(m *testing.M) int {
 		code = 1
 	}
 	return code
-}
-
-func randomToken() string {
-	b := make([]byte, 24)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 func configFor(user string) *rest.Config { return testServer.RESTConfig(testTokens[user]) }

@@ -20,10 +20,10 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// provisioner is the seed's CSI step, as the external-provisioner sidecar
-// and the PV controller do it between them: a claim of the standard class
-// gets a PersistentVolume made for it, and both are bound; a volume whose
-// claim is gone is deleted (reclaim policy Delete).
+// provisioner is dynamic provisioning through a CSI driver, as the
+// external-provisioner sidecar and the PV controller do it between them: a
+// claim of the standard class gets a PersistentVolume made for it, and both
+// are bound; a volume whose claim is gone is deleted (reclaim policy Delete).
 type provisioner struct {
 	client   kubernetes.Interface
 	claims   corelisters.PersistentVolumeClaimLister
@@ -50,7 +50,7 @@ func (d *Demo) runProvisioner(ctx context.Context, c clients) error {
 	}
 	defer p.queue.ShutDown()
 	claimInf, volInf := f.Core().V1().PersistentVolumeClaims().Informer(), f.Core().V1().PersistentVolumes().Informer()
-	d.reactions.observe("csi-provisioner", "persistentvolumeclaims", claimInf, nil)
+	d.observe("csi-provisioner", "persistentvolumeclaims", claimInf, nil)
 	// Keys: "claim/ns/name" and "volume/name".
 	handler := func(prefix string) cache.ResourceEventHandlerFuncs {
 		add := func(obj any) {

@@ -13,7 +13,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 )
 
-// The consumers of EndpointSlices the seed names: kube-proxy on every
+// The consumers of EndpointSlices on the write path: kube-proxy on every
 // node turns Services and their ready endpoints into forwarding rules, and
 // CoreDNS turns them into DNS records. Here they only watch, read-only,
 // and say what they would program; nothing is programmed.
@@ -33,10 +33,10 @@ func (d *Demo) runKubeProxies(ctx context.Context, c clients) error {
 			defer f.Shutdown()
 			services := f.Core().V1().Services().Lister()
 			who := "kube-proxy " + nodeName(i)
-			d.reactions.observe(who, "services", f.Core().V1().Services().Informer(), func(obj any) string {
+			d.observe(who, "services", f.Core().V1().Services().Informer(), func(obj any) string {
 				return proxyRules(obj.(*corev1.Service), nil)
 			})
-			d.reactions.observe(who, "endpointslices", f.Discovery().V1().EndpointSlices().Informer(), func(obj any) string {
+			d.observe(who, "endpointslices", f.Discovery().V1().EndpointSlices().Informer(), func(obj any) string {
 				slice := obj.(*discoveryv1.EndpointSlice)
 				svc, err := serviceOf(services, slice)
 				if err != nil {
@@ -60,10 +60,10 @@ func (d *Demo) runCoreDNS(ctx context.Context, c clients) error {
 	f := informers.NewSharedInformerFactory(client, resync)
 	defer f.Shutdown()
 	services := f.Core().V1().Services().Lister()
-	d.reactions.observe("coredns", "services", f.Core().V1().Services().Informer(), func(obj any) string {
+	d.observe("coredns", "services", f.Core().V1().Services().Informer(), func(obj any) string {
 		return dnsRecords(obj.(*corev1.Service), nil)
 	})
-	d.reactions.observe("coredns", "endpointslices", f.Discovery().V1().EndpointSlices().Informer(), func(obj any) string {
+	d.observe("coredns", "endpointslices", f.Discovery().V1().EndpointSlices().Informer(), func(obj any) string {
 		slice := obj.(*discoveryv1.EndpointSlice)
 		svc, err := serviceOf(services, slice)
 		if err != nil {

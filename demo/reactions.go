@@ -2,7 +2,6 @@ package demo
 
 import (
 	"strconv"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,59 +24,13 @@ type Reaction struct {
 	Detail string
 }
 
-// reactionHub fans reactions out to subscribers that never hold up an
-// informer: a subscriber that falls behind misses reactions.
-type reactionHub struct {
-	mu     sync.Mutex
-	subs   map[chan Reaction]struct{}
-	closed bool
-}
-
-func newReactionHub() *reactionHub { return &reactionHub{subs: map[chan Reaction]struct{}{}} }
-
-func (h *reactionHub) subscribe() (<-chan Reaction, func()) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ch := make(chan Reaction, 1024)
-	if h.closed {
-		close(ch)
-		return ch, func() {}
+// observe reports every event inf delivers as a reaction of component to
+// Options.OnReaction; detail, if not nil, describes what the component made
+// of the object.
+func (d *Demo) observe(component, resource string, inf cache.SharedInformer, detail func(obj any) string) {
+	if d.onReaction == nil {
+		return
 	}
-	h.subs[ch] = struct{}{}
-	return ch, func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if _, ok := h.subs[ch]; ok {
-			delete(h.subs, ch)
-			close(ch)
-		}
-	}
-}
-
-func (h *reactionHub) publish(r Reaction) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for ch := range h.subs {
-		select {
-		case ch <- r:
-		default:
-		}
-	}
-}
-
-func (h *reactionHub) close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.closed = true
-	for ch := range h.subs {
-		close(ch)
-	}
-	clear(h.subs)
-}
-
-// observe reports every event inf delivers as a reaction of component;
-// detail, if not nil, describes what the component made of the object.
-func (h *reactionHub) observe(component, resource string, inf cache.SharedInformer, detail func(obj any) string) {
 	report := func(event string, obj any) {
 		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			obj = d.Obj
@@ -94,7 +47,7 @@ func (h *reactionHub) observe(component, resource string, inf cache.SharedInform
 		if detail != nil {
 			r.Detail = detail(obj)
 		}
-		h.publish(r)
+		d.onReaction(r)
 	}
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {

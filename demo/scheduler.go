@@ -69,8 +69,8 @@ func (d *Demo) runScheduler(ctx context.Context, c clients) error {
 		}
 		defer s.queue.ShutDown()
 		podInf, nodeInf := f.Core().V1().Pods().Informer(), f.Core().V1().Nodes().Informer()
-		d.reactions.observe("kube-scheduler", "pods", podInf, nil)
-		d.reactions.observe("kube-scheduler", "nodes", nodeInf, nil)
+		d.observe("kube-scheduler", "pods", podInf, nil)
+		d.observe("kube-scheduler", "nodes", nodeInf, nil)
 		_, _ = podInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    s.enqueue,
 			UpdateFunc: func(_, obj any) { s.enqueue(obj) },

@@ -41,7 +41,7 @@ func (c Config) dialTimeout() time.Duration {
 	if c.DialTimeout > 0 {
 		return c.DialTimeout
 	}
-	return 2 * time.Second
+	return DefaultDialTimeout
 }
 
 // CommandTimeoutOrDefault is the per-request bound the CLI and TUI use.
@@ -49,7 +49,7 @@ func (c Config) CommandTimeoutOrDefault() time.Duration {
 	if c.CommandTimeout > 0 {
 		return c.CommandTimeout
 	}
-	return 5 * time.Second
+	return DefaultCommandTimeout
 }
 
 func (c Config) tls() (*tls.Config, error) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 )
@@ -109,8 +109,8 @@ func TestEtcdErrorsComeInEtcdsWords(t *testing.T) {
 	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
 		rev := put(t, cli, "/registry/pods/default/a", "1")
 		put(t, cli, "/other", "outside the read-only role")
-		etcdviewtest.EnableReadOnlyUser(t, cli)
-		ro, err := Connect(testCtx(t), Config{Endpoints: cli.Endpoints(), Username: etcdviewtest.ReadOnlyUser, Password: etcdviewtest.ReadOnlyPassword})
+		etcdtest.EnableReadOnlyUser(t, cli)
+		ro, err := Connect(testCtx(t), Config{Endpoints: cli.Endpoints(), Username: etcdtest.ReadOnlyUser, Password: etcdtest.ReadOnlyPassword})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestEtcdErrorsComeInEtcdsWords(t *testing.T) {
 				return err
 			}, "etcdserver: permission denied", true},
 			{"a wrong password", func(ctx context.Context) error {
-				_, err := Connect(ctx, Config{Endpoints: cli.Endpoints(), Username: etcdviewtest.ReadOnlyUser, Password: "wrong"})
+				_, err := Connect(ctx, Config{Endpoints: cli.Endpoints(), Username: etcdtest.ReadOnlyUser, Password: "wrong"})
 				return err
 			}, "etcdserver: authentication failed", false},
 		}
@@ -153,7 +153,7 @@ func TestEtcdErrorsComeInEtcdsWords(t *testing.T) {
 }
 
 func TestReadsOfAClosedConnectionEndForGood(t *testing.T) {
-	_, cli := etcdviewtest.StartCluster(t, 1)
+	_, cli := etcdtest.StartBundled(t, 1)
 	closed, err := Connect(testCtx(t), Config{Endpoints: cli.Endpoints()})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -87,7 +88,7 @@ func TestHistory(t *testing.T) {
 }
 
 func TestHistoryDecodesEachRevision(t *testing.T) {
-	_, cli := etcdviewtest.StartCluster(t, 1)
+	_, cli := etcdtest.StartBundled(t, 1)
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "default", Labels: map[string]string{"v": "1"}}}
 	etcdviewtest.Put(t, cli, pod)
 	pod.Labels["v"] = "2"

@@ -33,7 +33,7 @@ type Client interface {
 
 // Live is the Source of a running etcd.
 type Live struct {
-	tree
+	reads
 	c       Client
 	timeout time.Duration
 	close   func() error
@@ -49,7 +49,7 @@ func NewLive(c Client, requestTimeout time.Duration) *Live {
 		requestTimeout = Config{}.CommandTimeoutOrDefault()
 	}
 	l := &Live{c: c, timeout: requestTimeout}
-	l.tree = tree{l}
+	l.reads = reads{l}
 	return l
 }
 

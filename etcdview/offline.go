@@ -28,7 +28,7 @@ import (
 // builds in memory when it starts (its treeIndex) is built here the same way,
 // by one pass over that bucket.
 type File struct {
-	tree
+	reads
 	path      string
 	size      int64
 	db        *bolt.DB
@@ -73,7 +73,7 @@ func OpenFile(path string) (*File, error) {
 		return nil, fmt.Errorf("open etcd data file %s: %w", path, err)
 	}
 	f := &File{path: path, size: fi.Size(), db: db}
-	f.tree = tree{f}
+	f.reads = reads{f}
 	if err := db.View(f.load); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("read etcd data file %s: %w", path, err)

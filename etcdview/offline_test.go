@@ -3,7 +3,7 @@ package etcdview
 import (
 	"errors"
 	"github.com/etcdscope/etcdscope/decode"
-	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"io"
 	"os"
 	"path/filepath"
@@ -91,7 +91,7 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 // TestFileShowsWhatTheLiveMemberShowed stops a member and reads its data
 // file: every read gives what the running cluster gave.
 func TestFileShowsWhatTheLiveMemberShowed(t *testing.T) {
-	c, cli := etcdviewtest.StartCluster(t, 3)
+	c, cli := etcdtest.StartBundled(t, 3)
 	live := NewLive(cli, 0)
 	for _, k := range []string{"/registry/pods/default/a", "/registry/pods/kube-system/b", "/registry/services/specs/default/kubernetes"} {
 		put(t, cli, k, "1")

@@ -63,26 +63,26 @@ func inRange(k, key, end string) bool {
 	return k >= key && k < end
 }
 
-// tree gives a Source the reads built on its ranger: Children, List and Get
+// reads gives a Source the reads built on its ranger: Children, List and Get
 // are the same for a live etcd and a data file.
-type tree struct{ r ranger }
+type reads struct{ r ranger }
 
-func (t tree) Children(ctx context.Context, prefix string, rev int64) (Level, error) {
+func (t reads) Children(ctx context.Context, prefix string, rev int64) (Level, error) {
 	return children(ctx, t.r, prefix, rev)
 }
 
-func (t tree) Count(ctx context.Context, prefix string, rev int64) (int64, error) {
+func (t reads) Count(ctx context.Context, prefix string, rev int64) (int64, error) {
 	key, end := prefixRange(prefix)
 	res, err := t.r.rangeKeys(ctx, rangeRequest{key: key, end: end, rev: rev, countOnly: true})
 	return res.count, err
 }
 
-func (t tree) List(ctx context.Context, prefix string, rev int64, page PageToken) (Page, error) {
+func (t reads) List(ctx context.Context, prefix string, rev int64, page PageToken) (Page, error) {
 	return list(ctx, t.r, prefix, rev, page)
 }
 
 // Get reads key as of rev.
-func (t tree) Get(ctx context.Context, key string, rev int64) (*KV, error) {
+func (t reads) Get(ctx context.Context, key string, rev int64) (*KV, error) {
 	res, err := t.r.rangeKeys(ctx, rangeRequest{key: key, rev: rev})
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -28,7 +28,7 @@ func TestEverySourceMethodWorksForAReadOnlyUser(t *testing.T) {
 		put(t, cli, "/registry/pods/default/a", "2")
 		compacted := put(t, cli, compactRevKey, "3")
 		compact(t, cli, compacted)
-		etcdviewtest.EnableReadOnlyUser(t, cli)
+		etcdtest.EnableReadOnlyUser(t, cli)
 		root, err := clientv3.New(clientv3.Config{Endpoints: cli.Endpoints(), Username: "root", Password: "rootpw", DialTimeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -36,7 +36,7 @@ func TestEverySourceMethodWorksForAReadOnlyUser(t *testing.T) {
 		t.Cleanup(func() { root.Close() })
 
 		ctx := testCtx(t)
-		src, err := Connect(ctx, Config{Endpoints: cli.Endpoints(), Username: etcdviewtest.ReadOnlyUser, Password: etcdviewtest.ReadOnlyPassword})
+		src, err := Connect(ctx, Config{Endpoints: cli.Endpoints(), Username: etcdtest.ReadOnlyUser, Password: etcdtest.ReadOnlyPassword})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,14 +1,14 @@
 package etcdview
 
 import (
-	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 	"testing"
 
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 func TestStatusReportsUnreachableMemberWithoutFailing(t *testing.T) {
-	c, cli := etcdviewtest.StartCluster(t, 3)
+	c, cli := etcdtest.StartBundled(t, 3)
 	put(t, cli, "/registry/x", "1")
 	stopped := 0
 	if c.Members()[0].Leader {

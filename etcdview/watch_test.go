@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/embedded"
-	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -177,7 +177,7 @@ func TestWatchDeliversEveryRevisionOnceAcrossFaults(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, writer := etcdviewtest.StartCluster(t, 3)
+			c, writer := etcdtest.StartBundled(t, 3)
 			watcher := client(t, c)
 			ctx, cancel := context.WithTimeout(testCtx(t), 120*time.Second)
 			defer cancel()
@@ -293,7 +293,7 @@ func (c breakingClient) Watch(ctx context.Context, key string, opts ...clientv3.
 }
 
 func TestWatchResumesABrokenStreamAfterTheLastRevision(t *testing.T) {
-	_, cli := etcdviewtest.StartCluster(t, 1)
+	_, cli := etcdtest.StartBundled(t, 1)
 	start := put(t, cli, "/registry/broken/start", "")
 	wc := NewLive(breakingClient{Client: cli, after: 20}, 0).Watch(testCtx(t), "/registry/broken/", WatchOptions{Rev: start + 1})
 	// Each write waits for its event, so every response carries one and the

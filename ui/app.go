@@ -44,7 +44,7 @@ type Options struct {
 	MembersOff string
 	// TailBuffer is the tail's ring size; 0 means DefaultTailBuffer.
 	TailBuffer int
-	// Timeout bounds each read; 0 means common.DefaultTimeout.
+	// Timeout bounds each read; 0 means etcdview.DefaultCommandTimeout.
 	Timeout time.Duration
 	Decoder decode.Decoder
 	// RefreshInterval is how often the members' status is read; 0 means
@@ -56,6 +56,9 @@ type Options struct {
 	WritePath writepath.Feed
 	// Tick makes the UI's timers; nil is tea.Tick (see common.Common).
 	Tick common.Tick
+	// Errors are failures of what runs beside the source, the bundled
+	// API server and demo: each shows in the flash line as an error.
+	Errors <-chan error
 }
 
 // DefaultTailBuffer is the tail's ring size when Options gives none.
@@ -137,6 +140,9 @@ type revCheckedMsg struct {
 	err error
 }
 
+// failedMsg is a failure read from Options.Errors.
+type failedMsg struct{ err error }
+
 // memberDoneMsg reports a stop or restart.
 type memberDoneMsg struct {
 	what, name string
@@ -145,7 +151,21 @@ type memberDoneMsg struct {
 
 // Init reads the root level, starts the watch and the status refreshes.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.tree.Init(), m.tail.Start(), m.cluster.Init(), m.writePath.Init())
+	return tea.Batch(m.tree.Init(), m.tail.Start(), m.cluster.Init(), m.writePath.Init(), m.awaitFailure())
+}
+
+// awaitFailure waits for the next of Options.Errors; it ends with them.
+func (m *Model) awaitFailure() tea.Cmd {
+	errs := m.opts.Errors
+	if errs == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if err, ok := <-errs; ok {
+			return failedMsg{err}
+		}
+		return nil
+	}
 }
 
 // Update routes: keys to the pane in front, intents to the app, answers to
@@ -194,6 +214,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.setFlash(fmt.Sprintf("%s %s: %v", msg.what, msg.name, msg.err), true)
 		}
 		return m, m.setFlash(fmt.Sprintf("%s %s: done", msg.what, msg.name), false)
+	case failedMsg:
+		return m, tea.Batch(m.setFlash(msg.err.Error(), true), m.awaitFailure())
 	case revCheckedMsg:
 		return m, m.onRev(msg)
 	case cluster.StatusMsg:

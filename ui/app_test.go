@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -139,5 +140,18 @@ func TestCommandTypedInOneBurstRuns(t *testing.T) {
 	waitScreen(t, tm, "/registry/pods/kube-system/", "coredns-0")
 	if got := finalView(t, tm); !strings.Contains(got, "/registry/pods/kube-system/") {
 		t.Errorf("the command typed in one burst did not open the level:\n%s", got)
+	}
+}
+
+func TestFailuresBesideTheSourceShowInTheFlashLine(t *testing.T) {
+	errs := make(chan error, 2)
+	m := New(context.Background(), Options{Source: uitest.Fixture(), Errors: errs, Tick: new(uitest.Clock).Tick})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	errs <- errors.New("demo: kube-scheduler: bind web-0 to node-1: refused")
+	errs <- errors.New("the API server stopped: it no longer serves")
+	close(errs)
+	uitest.Drive(t, updateOf(m), m.awaitFailure())
+	if got := m.View(); !strings.Contains(got, "✗ the API server stopped: it no longer serves") {
+		t.Errorf("the last failure is not in the flash line:\n%s", got)
 	}
 }

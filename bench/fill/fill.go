@@ -71,33 +71,8 @@ func write(ctx context.Context, kv clientv3.KV, objs iter.Seq[k8sruntime.Object]
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan []k8sruntime.Object)
+	go batchObjects(ctx, objs, batches)
 	encoded := make(chan []kvPair)
-	go func() {
-		defer close(batches)
-		var b []k8sruntime.Object
-		inBatch := map[string]bool{}
-		send := func() bool {
-			if len(b) == 0 {
-				return true
-			}
-			select {
-			case batches <- b:
-				b, inBatch = nil, map[string]bool{}
-				return true
-			case <-ctx.Done():
-				return false
-			}
-		}
-		for o := range objs {
-			// etcd refuses a transaction that puts one key twice.
-			key, _ := etcdviewtest.Key(o)
-			if (len(b) == txnOps || inBatch[key]) && !send() {
-				return
-			}
-			b, inBatch[key] = append(b, o), true
-		}
-		send()
-	}()
 	var encoders sync.WaitGroup
 	errs := make(chan error, parallel+runtime.NumCPU())
 	for range runtime.NumCPU() {
@@ -148,6 +123,35 @@ func write(ctx context.Context, kv clientv3.KV, objs iter.Seq[k8sruntime.Object]
 	default:
 		return last, ctx.Err()
 	}
+}
+
+// batchObjects sends objs in batches of at most txnOps, closing batches at
+// the end or when ctx ends. etcd refuses a transaction that puts one key
+// twice, so a key already in the batch starts the next one.
+func batchObjects(ctx context.Context, objs iter.Seq[k8sruntime.Object], batches chan<- []k8sruntime.Object) {
+	defer close(batches)
+	var b []k8sruntime.Object
+	inBatch := map[string]bool{}
+	send := func() bool {
+		if len(b) == 0 {
+			return true
+		}
+		select {
+		case batches <- b:
+			b, inBatch = nil, map[string]bool{}
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for o := range objs {
+		key, _ := etcdviewtest.Key(o)
+		if (len(b) == txnOps || inBatch[key]) && !send() {
+			return
+		}
+		b, inBatch[key] = append(b, o), true
+	}
+	send()
 }
 
 func encode(objs []k8sruntime.Object) ([]kvPair, error) {

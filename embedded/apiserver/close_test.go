@@ -28,7 +28,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	ctx := context.Background()
 	s, err := Start(ctx, Options{Etcd: etcdConfig(), Prefix: "/leak-test"})
 	check(t, err)
-	traces, cancel := s.Subscribe()
+	traces, cancel := s.Writes().Subscribe(256)
 	defer cancel() // after Close ended it: must not panic
 	cs := clientFor(t, s, s.AdminToken())
 	_, err = cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
@@ -42,7 +42,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	w.Stop()
 	for range traces { // drain what was published before Close
 	}
-	if late, _ := s.Subscribe(); late != nil {
+	if late, _ := s.Writes().Subscribe(256); late != nil {
 		if _, open := <-late; open {
 			t.Error("a subscription made after Close is open")
 		}

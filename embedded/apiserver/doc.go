@@ -30,7 +30,7 @@
 //	s, err := apiserver.Start(ctx, apiserver.Options{Etcd: etcdConfig})
 //	defer s.Close()
 //	s.WriteKubeconfig(path) // contexts "etcdscope" (admin) and "etcdscope-viewer"
-//	traces, cancel := s.Subscribe()
+//	traces, cancel := s.Writes().Subscribe(256)
 //	for t := range traces { ... t.Stages, t.Key, t.Revision ... }
 //
 // What it leaves out: no kubelets, scheduler or controllers other than the

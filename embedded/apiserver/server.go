@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/embedded/fanout"
 	"github.com/go-logr/logr/funcr"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	etcdkube "go.etcd.io/etcd/client/v3/kubernetes"
@@ -55,10 +57,6 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 )
 
-// KubernetesVersion is the version of kube-apiserver this server is built
-// from, and what /version reports.
-const KubernetesVersion = "v1.37.2"
-
 // StorageMediaType is how values are encoded in etcd, kube-apiserver's default.
 const StorageMediaType = "application/vnd.kubernetes.protobuf"
 
@@ -71,7 +69,8 @@ type Options struct {
 	// Etcd reaches the etcd cluster to store into. Its Logger, when nil,
 	// is replaced by one that discards.
 	Etcd clientv3.Config
-	// Prefix is the key prefix of every object; empty means "/registry".
+	// Prefix is the key prefix of every object; empty means
+	// decode.DefaultPrefix, kube-apiserver's default.
 	Prefix string
 	// Address is the host:port to serve HTTPS on; empty means a free port
 	// on 127.0.0.1.
@@ -97,13 +96,15 @@ type Server struct {
 	url    string
 	caPEM  []byte
 	tokens []Token
-	hub    *hub
+	writes fanout.Hub[WriteTrace]
 
 	etcd      *etcdkube.Client
 	informers informers.SharedInformerFactory
 	storage   *restOptions
 	cancel    context.CancelFunc
-	done      chan error
+	// stopped closes when the server stops serving; runErr is why.
+	stopped chan struct{}
+	runErr  error
 	// controllersDone closes when the in-process controllers have stopped.
 	controllersDone <-chan struct{}
 	closeOnce       sync.Once
@@ -114,28 +115,11 @@ type Server struct {
 // only. Close stops it.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	redirectLogs(opts.Log)
-	if opts.Prefix == "" {
-		opts.Prefix = "/registry"
+	opts, tokens, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	tokens := append([]Token(nil), opts.Tokens...)
-	if opts.TokenFile != "" {
-		fromFile, err := readTokenFile(opts.TokenFile)
-		if err != nil {
-			return nil, err
-		}
-		tokens = append(tokens, fromFile...)
-	}
-	if len(tokens) == 0 {
-		tokens = defaultTokens()
-	}
-	if opts.Etcd.Logger == nil {
-		opts.Etcd.Logger = zap.NewNop()
-	}
-	if opts.Etcd.DialTimeout == 0 {
-		opts.Etcd.DialTimeout = 20 * time.Second
-	}
-
-	s := &Server{tokens: tokens, hub: &hub{}, done: make(chan error, 1)}
+	s := &Server{tokens: tokens, stopped: make(chan struct{})}
 	ok := false
 	c := genericapiserver.NewConfig(legacyscheme.Codecs)
 	defer func() {
@@ -146,30 +130,17 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			s.Close()
 		}
 	}()
-	var err error
 	if s.etcd, err = etcdkube.New(opts.Etcd); err != nil {
 		return nil, fmt.Errorf("etcd client: %w", err)
 	}
 
-	c.EffectiveVersion = versionInfo{basecompatibility.NewEffectiveVersionFromString(KubernetesVersion[1:], "", "")}
+	configureServing(c)
 	if err := s.serveOn(c, opts.Address); err != nil {
 		return nil, err
 	}
 	c.Authentication.Authenticator = newAuthenticator(tokens)
 	c.Authorization.Authorizer = authorizer.AuthorizerFunc(authorizeByGroup)
 	genericapiserver.AuthorizeClientBearerToken(c.LoopbackClientConfig, &c.Authentication, &c.Authorization)
-
-	namer := openapinamer.NewDefinitionNamer(legacyscheme.Scheme)
-	defs := utilopenapi.GetOpenAPIDefinitionsWithoutDisabledFeatures(generatedopenapi.GetOpenAPIDefinitions)
-	c.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(defs, namer)
-	c.OpenAPIConfig.Info.Title = "Kubernetes"
-	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(defs, namer)
-	c.OpenAPIV3Config.Info.Title = "Kubernetes"
-	c.MaxRequestBodyBytes = MaxRequestBodyBytes
-	// On Close, end open watches (kube-apiserver's
-	// --shutdown-watch-termination-grace-period) instead of letting them
-	// hold the shutdown for the full request timeout.
-	c.ShutdownWatchTerminationGracePeriod = 2 * time.Second
 
 	client, err := kubernetes.NewForConfig(c.LoopbackClientConfig)
 	if err != nil {
@@ -180,18 +151,12 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	c.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
-		return withWriteTrace(genericapiserver.DefaultBuildHandlerChain(h, c), s.hub)
+		return withWriteTrace(genericapiserver.DefaultBuildHandlerChain(h, c), &s.writes)
 	}
 
-	factory, err := storageFactory(opts.Prefix)
+	factory, err := s.openStorage(ctx, opts)
 	if err != nil {
 		return nil, err
-	}
-	s.storage = &restOptions{factory: factory, client: s.etcd}
-	if opts.EncryptionConfig != "" {
-		if s.storage.transformers, err = loadEncryption(ctx, opts.EncryptionConfig); err != nil {
-			return nil, err
-		}
 	}
 	c.RESTOptionsGetter = s.storage
 
@@ -207,7 +172,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	prepared := gs.PrepareRun()
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
-	go func() { s.done <- prepared.RunWithContext(runCtx) }()
+	go func() {
+		s.runErr = prepared.RunWithContext(runCtx)
+		close(s.stopped)
+	}()
 
 	if err := s.waitReady(ctx, client); err != nil {
 		return nil, err
@@ -223,6 +191,49 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 	ok = true
 	return s, nil
+}
+
+// withDefaults fills in what opts leaves out, and gathers the tokens the
+// server accepts.
+func (opts Options) withDefaults() (Options, []Token, error) {
+	if opts.Prefix == "" {
+		opts.Prefix = decode.DefaultPrefix
+	}
+	tokens := append([]Token(nil), opts.Tokens...)
+	if opts.TokenFile != "" {
+		fromFile, err := readTokenFile(opts.TokenFile)
+		if err != nil {
+			return opts, nil, err
+		}
+		tokens = append(tokens, fromFile...)
+	}
+	if len(tokens) == 0 {
+		tokens = defaultTokens()
+	}
+	if opts.Etcd.Logger == nil {
+		opts.Etcd.Logger = zap.NewNop()
+	}
+	if opts.Etcd.DialTimeout == 0 {
+		opts.Etcd.DialTimeout = 20 * time.Second
+	}
+	return opts, tokens, nil
+}
+
+// configureServing sets what kube-apiserver serves beside the APIs: the
+// version, the OpenAPI documents, the body limit, the shutdown of watches.
+func configureServing(c *genericapiserver.Config) {
+	c.EffectiveVersion = versionInfo{basecompatibility.NewEffectiveVersionFromString(decode.KubernetesVersion[1:], "", "")}
+	namer := openapinamer.NewDefinitionNamer(legacyscheme.Scheme)
+	defs := utilopenapi.GetOpenAPIDefinitionsWithoutDisabledFeatures(generatedopenapi.GetOpenAPIDefinitions)
+	c.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(defs, namer)
+	c.OpenAPIConfig.Info.Title = "Kubernetes"
+	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(defs, namer)
+	c.OpenAPIV3Config.Info.Title = "Kubernetes"
+	c.MaxRequestBodyBytes = MaxRequestBodyBytes
+	// On Close, end open watches (kube-apiserver's
+	// --shutdown-watch-termination-grace-period) instead of letting them
+	// hold the shutdown for the full request timeout.
+	c.ShutdownWatchTerminationGracePeriod = 2 * time.Second
 }
 
 // serveOn listens on address (a free loopback port if empty) with a fresh
@@ -260,12 +271,28 @@ func (s *Server) serveOn(c *genericapiserver.Config, address string) error {
 	return nil
 }
 
+// openStorage is kube-apiserver's storage on s.etcd: the storage factory
+// and, with an EncryptionConfiguration, the transformers of its providers.
+func (s *Server) openStorage(ctx context.Context, opts Options) (*serverstorage.DefaultStorageFactory, error) {
+	factory, err := storageFactory(opts.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	s.storage = &restOptions{factory: factory, client: s.etcd}
+	if opts.EncryptionConfig != "" {
+		if s.storage.transformers, err = loadEncryption(ctx, opts.EncryptionConfig); err != nil {
+			return nil, err
+		}
+	}
+	return factory, nil
+}
+
 // storageFactory is kube-apiserver's: storage versions, key prefixes
 // (minions, services/specs, ...) and cohabiting resources.
 func storageFactory(prefix string) (*serverstorage.DefaultStorageFactory, error) {
 	etcdOpts := genericoptions.NewEtcdOptions(storagebackend.NewDefaultConfig(prefix, nil))
 	etcdOpts.DefaultStorageMediaType = StorageMediaType
-	cfg := kubeapiserver.NewStorageFactoryConfigEffectiveVersion(basecompatibility.NewEffectiveVersionFromString(KubernetesVersion[1:], "", ""))
+	cfg := kubeapiserver.NewStorageFactoryConfigEffectiveVersion(basecompatibility.NewEffectiveVersionFromString(decode.KubernetesVersion[1:], "", ""))
 	cfg.APIResourceConfig = resourceConfig()
 	return cfg.Complete(etcdOpts).New()
 }
@@ -284,9 +311,8 @@ func (s *Server) waitReady(ctx context.Context, client kubernetes.Interface) err
 	var last error
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		select {
-		case err := <-s.done:
-			s.done <- err
-			return false, fmt.Errorf("server stopped while starting: %w", err)
+		case <-s.stopped:
+			return false, fmt.Errorf("server stopped while starting: %w", s.runErr)
 		default:
 		}
 		_, last = client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
@@ -353,11 +379,28 @@ func (s *Server) RESTConfig(token string) *restclient.Config {
 	}
 }
 
-// Subscribe returns a stream of write traces, one per write request
-// (create, update, patch, delete) as it completes, and a cancel func that
-// ends the subscription and closes the channel. A subscriber that falls
-// behind by more than 256 traces misses traces; the server never waits.
-func (s *Server) Subscribe() (<-chan WriteTrace, func()) { return s.hub.subscribe() }
+// Writes publishes a trace of each write request (create, update, patch,
+// delete) as it completes. A subscriber that falls behind misses traces:
+// the server never waits for one. Close ends every subscription.
+func (s *Server) Writes() *fanout.Hub[WriteTrace] { return &s.writes }
+
+// Stopped closes when the server stops serving: after Close, or on its own
+// when serving fails, which Err then says.
+func (s *Server) Stopped() <-chan struct{} { return s.stopped }
+
+// Err is why the server stopped serving on its own: nil while it serves
+// and after a Close that ended it.
+func (s *Server) Err() error {
+	select {
+	case <-s.stopped:
+		if errors.Is(s.runErr, context.Canceled) {
+			return nil
+		}
+		return s.runErr
+	default:
+		return nil
+	}
+}
 
 // Close stops the server: it stops accepting requests, ends watches,
 // stops the watch caches and informers, and closes the etcd client.
@@ -365,9 +408,8 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		if s.cancel != nil {
 			s.cancel()
-			if err := <-s.done; err != nil && !errors.Is(err, context.Canceled) {
-				s.closeErr = err
-			}
+			<-s.stopped
+			s.closeErr = s.Err()
 		}
 		s.release()
 	})
@@ -391,10 +433,10 @@ func (s *Server) release() {
 	if s.etcd != nil {
 		_ = s.etcd.Close()
 	}
-	s.hub.closeAll()
+	s.writes.Close()
 }
 
-// versionInfo makes /version report KubernetesVersion as gitVersion: the
+// versionInfo makes /version report decode.KubernetesVersion as gitVersion: the
 // build of this binary does not stamp component-base/version as
 // Kubernetes' release builds do.
 type versionInfo struct {
@@ -403,22 +445,38 @@ type versionInfo struct {
 
 func (v versionInfo) Info() *apimachineryversion.Info {
 	info := v.EffectiveVersion.Info()
-	info.GitVersion = KubernetesVersion
+	info.GitVersion = decode.KubernetesVersion
 	info.GitTreeState = "clean"
 	return info
 }
 
-// redirectLogs sends klog (the apiserver libraries' logger) to w and never
-// to the terminal: with a logr backend set, klog writes nothing itself, not
-// even the errors it otherwise copies to stderr.
+// klogTarget is where klog (the apiserver libraries' logger) writes: the
+// log of the last server started. With a logr backend set, klog writes
+// nothing itself, not even the errors it otherwise copies to stderr. The
+// backend is set once, at init: klog.SetLogger is not safe while anything
+// logs, and the gRPC goroutines of a closed server's etcd client may still
+// log through klog (k8s.io/apiserver's etcd3 package routes gRPC's logs
+// there) when the next server starts.
+var klogTarget struct {
+	sync.Mutex
+	w io.Writer
+}
+
+func init() {
+	klogTarget.w = io.Discard
+	klog.SetLogger(funcr.New(func(prefix, args string) {
+		klogTarget.Lock()
+		defer klogTarget.Unlock()
+		fmt.Fprintln(klogTarget.w, time.Now().Format(time.RFC3339Nano), prefix, args)
+	}, funcr.Options{}))
+}
+
+// redirectLogs sends klog to w, and never to the terminal.
 func redirectLogs(w io.Writer) {
 	if w == nil {
 		w = io.Discard
 	}
-	var mu sync.Mutex
-	klog.SetLogger(funcr.New(func(prefix, args string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintln(w, time.Now().Format(time.RFC3339Nano), prefix, args)
-	}, funcr.Options{}))
+	klogTarget.Lock()
+	defer klogTarget.Unlock()
+	klogTarget.w = w
 }

@@ -32,7 +32,7 @@ func TestSlowClientsStallNobody(t *testing.T) {
 	check(t, err)
 	defer resp.Body.Close() // never read
 
-	_, cancel := testServer.Subscribe() // never drained
+	_, cancel := testServer.Writes().Subscribe(256) // never drained
 	defer cancel()
 
 	big := map[string]string{"k": string(make([]byte, 16<<10))}

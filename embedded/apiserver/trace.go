@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etcdscope/etcdscope/embedded/fanout"
 	"k8s.io/apiserver/pkg/endpoints/responsewriter"
 )
 
@@ -120,67 +121,10 @@ func (r *traceRecorder) finish(code int) WriteTrace {
 
 var stageOrder = []string{StageAuthn, StageAuthz, StageMutate, StageValidate, StageEncode, StageEtcd}
 
-// hub fans write traces out to subscribers. A subscriber that does not keep
-// up loses traces rather than slowing the server down.
-type hub struct {
-	mu     sync.Mutex
-	subs   map[chan WriteTrace]struct{}
-	closed bool
-}
-
-// subscriberBuffer is how many traces a slow subscriber may fall behind by
-// before traces are dropped for it.
-const subscriberBuffer = 256
-
-func (h *hub) subscribe() (<-chan WriteTrace, func()) {
-	ch := make(chan WriteTrace, subscriberBuffer)
-	h.mu.Lock()
-	if h.closed { // the server is closed: an ended subscription
-		h.mu.Unlock()
-		close(ch)
-		return ch, func() {}
-	}
-	if h.subs == nil {
-		h.subs = map[chan WriteTrace]struct{}{}
-	}
-	h.subs[ch] = struct{}{}
-	h.mu.Unlock()
-	return ch, func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if _, ok := h.subs[ch]; ok { // not yet ended by the server's Close
-			delete(h.subs, ch)
-			close(ch)
-		}
-	}
-}
-
-func (h *hub) publish(t WriteTrace) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for ch := range h.subs {
-		select {
-		case ch <- t:
-		default:
-		}
-	}
-}
-
-// closeAll ends every subscription; the channels are closed.
-func (h *hub) closeAll() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.closed = true
-	for ch := range h.subs {
-		close(ch)
-		delete(h.subs, ch)
-	}
-}
-
 // withWriteTrace is the outermost filter: it gives every write request a
 // recorder that the authenticator, authorizer, admission and storage
 // wrappers below fill in, and publishes the trace when the request ends.
-func withWriteTrace(next http.Handler, h *hub) http.Handler {
+func withWriteTrace(next http.Handler, h *fanout.Hub[WriteTrace]) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		switch req.Method {
 		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
@@ -191,7 +135,7 @@ func withWriteTrace(next http.Handler, h *hub) http.Handler {
 		rec := &traceRecorder{t: WriteTrace{Start: time.Now()}}
 		cw := &codeWriter{ResponseWriter: w, code: http.StatusOK}
 		next.ServeHTTP(responsewriter.WrapForHTTP1Or2(cw), req.WithContext(context.WithValue(req.Context(), traceKey{}, rec)))
-		h.publish(rec.finish(cw.code))
+		h.Publish(rec.finish(cw.code))
 	})
 }
 

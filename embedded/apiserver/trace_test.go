@@ -14,7 +14,7 @@ func TestWriteTraceFollowsTheWritePath(t *testing.T) {
 	ctx := context.Background()
 	cs := adminClient(t)
 	ns := createNamespace(t, cs, "trace")
-	traces, cancel := testServer.Subscribe()
+	traces, cancel := testServer.Writes().Subscribe(256)
 	defer cancel()
 	etcd := etcdClient(t)
 

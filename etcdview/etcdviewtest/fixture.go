@@ -1,5 +1,7 @@
 // Package etcdviewtest writes what kube-apiserver would write into an etcd,
-// for tests: objects protobuf-encoded under their keys, and bulk keys.
+// for tests: objects protobuf-encoded under their keys, and bulk keys. It
+// needs a clientv3.KV only, so that tests which encode values do not link
+// the etcd server; embedded/etcdtest starts and configures one.
 package etcdviewtest
 
 import (

@@ -18,7 +18,7 @@ type Common struct {
 	Ctx    context.Context
 	Src    etcdview.Source
 	Styles *Styles
-	// Timeout bounds each read; 0 means DefaultTimeout.
+	// Timeout bounds each read; 0 means etcdview.DefaultCommandTimeout.
 	Timeout time.Duration
 	// Decoder is the base decoder; panes toggle ShowSecrets and
 	// ShowManagedFields on their own copy.
@@ -41,14 +41,11 @@ func (c Common) After(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 	return c.Tick(d, fn)
 }
 
-// DefaultTimeout bounds one read when Common.Timeout is 0.
-const DefaultTimeout = 5 * time.Second
-
 // Context is the context of one read.
 func (c Common) Context() (context.Context, context.CancelFunc) {
 	t := c.Timeout
 	if t == 0 {
-		t = DefaultTimeout
+		t = etcdview.DefaultCommandTimeout
 	}
 	return context.WithTimeout(c.Ctx, t)
 }

@@ -9,12 +9,13 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 )
 
 // Prefix is what the tail watches: everything kube-apiserver stores.
-const Prefix = "/registry/"
+const Prefix = decode.DefaultPrefix + "/"
 
 // maxBatchesPerMsg bounds how many waiting batches one message drains, so a
 // burst is ingested in few updates and the screen is drawn once for them.

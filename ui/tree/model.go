@@ -11,13 +11,14 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/sahilm/fuzzy"
 )
 
 // Root is the prefix kube-apiserver keeps its objects under by default.
-const Root = "/registry/"
+const Root = decode.DefaultPrefix + "/"
 
 // previewDelay is how long the cursor rests on a key before the object pane
 // reads it, so holding j does not issue a read per row.

@@ -60,79 +60,99 @@ func measureTail(e env, d time.Duration) (tailResult, error) {
 	if err != nil {
 		return res, err
 	}
-	from := start.Header.Revision + 1
-
-	// written[rev] is when the put of rev was answered.
-	var mu sync.Mutex
-	written := map[int64]time.Time{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	batches := reader.Watch(ctx, prefix, etcdview.WatchOptions{Rev: from})
-
-	var puts atomic.Int64
-	var wg sync.WaitGroup
-	stop := time.Now().Add(d)
-	value := string(make([]byte, 300)) // a node lease's size
-	for w := range tailWriters {
-		wg.Go(func() {
-			for i := 0; time.Now().Before(stop); i++ {
-				r, err := writer.Put(ctx, fmt.Sprintf("%snode-%02d-%d", prefix, w, i%500), value)
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				written[r.Header.Revision] = time.Now()
-				mu.Unlock()
-				puts.Add(1)
-			}
-		})
-	}
-	writersDone := make(chan struct{})
-	go func() { wg.Wait(); close(writersDone) }()
-
-	seen := map[int64]bool{}
-	var lags []time.Duration
-	deadline := time.After(d + 30*time.Second)
-	for done := false; !done; {
-		select {
-		case b, ok := <-batches:
-			if !ok {
-				return res, fmt.Errorf("watch ended early")
-			}
-			if b.Err != nil {
-				return res, b.Err
-			}
-			now := time.Now()
-			mu.Lock()
-			for _, ev := range b.Events {
-				rev := ev.KV.ModRevision
-				if seen[rev] {
-					res.repeated++
-				}
-				seen[rev] = true
-				if at, ok := written[rev]; ok {
-					lags = append(lags, now.Sub(at))
-				}
-			}
-			mu.Unlock()
-		case <-deadline:
-			done = true
-		}
-		select {
-		case <-writersDone:
-			done = done || len(seen) >= int(puts.Load())
-		default:
-		}
+	batches := reader.Watch(ctx, prefix, etcdview.WatchOptions{Rev: start.Header.Revision + 1})
+	w := startTailWriters(ctx, writer, prefix, d)
+	seen, lags, err := readTail(batches, w, d+30*time.Second, &res)
+	if err != nil {
+		return res, err
 	}
 	cancel()
-	res.events = int(puts.Load())
-	for rev := range written {
+	<-w.done // the writers' puts end with ctx; then written is theirs no more
+	res.events = int(w.puts.Load())
+	for rev := range w.written {
 		if !seen[rev] {
 			res.lost++
 		}
 	}
 	res.maxLag, res.p99 = quantiles(lags)
 	return res, nil
+}
+
+// tailLoad is the writers' side of the tail figure: when each revision's put
+// was answered, how many puts there were, and when the writers stopped.
+type tailLoad struct {
+	mu      sync.Mutex
+	written map[int64]time.Time
+	puts    atomic.Int64
+	done    chan struct{}
+}
+
+// startTailWriters puts node-lease-sized values below prefix from
+// tailWriters goroutines for d.
+func startTailWriters(ctx context.Context, writer *clientv3.Client, prefix string, d time.Duration) *tailLoad {
+	w := &tailLoad{written: map[int64]time.Time{}, done: make(chan struct{})}
+	var wg sync.WaitGroup
+	stop := time.Now().Add(d)
+	value := string(make([]byte, 300)) // a node lease's size
+	for n := range tailWriters {
+		wg.Go(func() {
+			for i := 0; time.Now().Before(stop); i++ {
+				r, err := writer.Put(ctx, fmt.Sprintf("%snode-%02d-%d", prefix, n, i%500), value)
+				if err != nil {
+					return
+				}
+				w.mu.Lock()
+				w.written[r.Header.Revision] = time.Now()
+				w.mu.Unlock()
+				w.puts.Add(1)
+			}
+		})
+	}
+	go func() { wg.Wait(); close(w.done) }()
+	return w
+}
+
+// readTail reads the watch until it has seen every put once the writers
+// stopped, or until timeout: the revisions it saw, and each one's lag from
+// its put's answer. Repeated revisions are counted in res.
+func readTail(batches <-chan etcdview.Batch, w *tailLoad, timeout time.Duration, res *tailResult) (map[int64]bool, []time.Duration, error) {
+	seen := map[int64]bool{}
+	var lags []time.Duration
+	deadline := time.After(timeout)
+	for done := false; !done; {
+		select {
+		case b, ok := <-batches:
+			if !ok {
+				return nil, nil, fmt.Errorf("watch ended early")
+			}
+			if b.Err != nil {
+				return nil, nil, b.Err
+			}
+			now := time.Now()
+			w.mu.Lock()
+			for _, ev := range b.Events {
+				rev := ev.KV.ModRevision
+				if seen[rev] {
+					res.repeated++
+				}
+				seen[rev] = true
+				if at, ok := w.written[rev]; ok {
+					lags = append(lags, now.Sub(at))
+				}
+			}
+			w.mu.Unlock()
+		case <-deadline:
+			done = true
+		}
+		select {
+		case <-w.done:
+			done = done || len(seen) >= int(w.puts.Load())
+		default:
+		}
+	}
+	return seen, lags, nil
 }
 
 // quantiles are the largest and the 99th percentile of ds.

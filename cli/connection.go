@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+)
+
+// connFlags are etcdctl's connection flags. Each also reads the ETCDCTL_*
+// variable etcdctl reads (ETCDCTL_ENDPOINTS for --endpoints, ...); a flag given
+// on the command line wins over its variable.
+type connFlags struct {
+	endpoints          []string
+	cacert, cert, key  string
+	insecureSkipVerify bool
+	user, password     string
+	dialTimeout        time.Duration
+	commandTimeout     time.Duration
+	db                 string
+	dataDir            string
+	// decoding is how values read from the source are decoded; commands
+	// that print values register its flags.
+	decoding decodeFlags
+}
+
+func (f *connFlags) register(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&f.endpoints, "endpoints", nil, "etcd client URLs or host:port, comma-separated (ETCDCTL_ENDPOINTS)")
+	fs.StringVar(&f.cacert, "cacert", "", "verify the server with this CA bundle (ETCDCTL_CACERT)")
+	fs.StringVar(&f.cert, "cert", "", "client certificate file (ETCDCTL_CERT)")
+	fs.StringVar(&f.key, "key", "", "client key file (ETCDCTL_KEY)")
+	fs.BoolVar(&f.insecureSkipVerify, "insecure-skip-tls-verify", false, "use TLS without verifying the server certificate (ETCDCTL_INSECURE_SKIP_TLS_VERIFY)")
+	fs.StringVar(&f.user, "user", "", "etcd user, as name or name:password (ETCDCTL_USER)")
+	fs.StringVar(&f.password, "password", "", "password of --user (ETCDCTL_PASSWORD)")
+	fs.DurationVar(&f.dialTimeout, "dial-timeout", etcdview.DefaultDialTimeout, "how long to wait for a connection (ETCDCTL_DIAL_TIMEOUT)")
+	fs.DurationVar(&f.commandTimeout, "command-timeout", etcdview.DefaultCommandTimeout, "how long each request may take (ETCDCTL_COMMAND_TIMEOUT)")
+	fs.StringVar(&f.db, "db", "", "read an offline etcd data file (member/snap/db or a snapshot) instead of a live etcd")
+	fs.StringVar(&f.dataDir, "data-dir", "", "keep the bundled cluster's data here (default: a temporary directory removed on exit)")
+}
+
+// envFlags are the flags etcdctl also reads from the environment.
+var envFlags = []string{
+	"endpoints", "cacert", "cert", "key", "insecure-skip-tls-verify",
+	"user", "password", "dial-timeout", "command-timeout",
+}
+
+// applyEnv sets each unset flag from its ETCDCTL_* variable, as etcdctl does.
+func applyEnv(fs *pflag.FlagSet) error {
+	for _, name := range envFlags {
+		env := "ETCDCTL_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		v, ok := os.LookupEnv(env)
+		fl := fs.Lookup(name)
+		if !ok || fl == nil || fl.Changed {
+			continue
+		}
+		if err := fl.Value.Set(v); err != nil {
+			return fmt.Errorf("%s=%q: %w", env, v, err)
+		}
+	}
+	return nil
+}
+
+// sourceKind is where the data comes from.
+type sourceKind int
+
+const (
+	bundledSource sourceKind = iota
+	liveSource
+	fileSource
+)
+
+func (f *connFlags) kind() (sourceKind, error) {
+	switch {
+	case len(f.endpoints) > 0 && f.db != "":
+		return 0, fmt.Errorf("--endpoints and --db name two sources: give one")
+	case len(f.endpoints) > 0:
+		return liveSource, nil
+	case f.db != "":
+		return fileSource, nil
+	}
+	return bundledSource, nil
+}
+
+// etcdConfig is the live connection the flags describe. A --user without a
+// password asks for one on the terminal, as etcdctl does.
+func (f *connFlags) etcdConfig() (etcdview.Config, error) {
+	cfg := etcdview.Config{
+		Endpoints:          f.endpoints,
+		CACert:             f.cacert,
+		Cert:               f.cert,
+		Key:                f.key,
+		InsecureSkipVerify: f.insecureSkipVerify,
+		DialTimeout:        f.dialTimeout,
+		CommandTimeout:     f.commandTimeout,
+	}
+	if f.user == "" {
+		return cfg, nil
+	}
+	cfg.Username, cfg.Password = f.user, f.password
+	if f.password == "" {
+		name, pass, ok := strings.Cut(f.user, ":")
+		if ok {
+			cfg.Username, cfg.Password = name, pass
+		} else {
+			p, err := promptPassword(name)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Password = p
+		}
+	}
+	return cfg, nil
+}
+
+func promptPassword(user string) (string, error) {
+	fd := int(os.Stdin.Fd())
+	if !term.IsTerminal(fd) {
+		return "", fmt.Errorf("no password for user %q: use --user %s:PASSWORD or --password", user, user)
+	}
+	fmt.Fprint(os.Stderr, "Password: ")
+	b, err := term.ReadPassword(fd)
+	fmt.Fprintln(os.Stderr)
+	if err != nil {
+		return "", fmt.Errorf("read password: %w", err)
+	}
+	return string(b), nil
+}
+
+// persistentConn registers the connection flags on root so every subcommand
+// takes them, and applies the ETCDCTL_* variables before any command runs.
+func persistentConn(root *cobra.Command) *connFlags {
+	f := &connFlags{}
+	f.register(root.PersistentFlags())
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		return applyEnv(cmd.Flags())
+	}
+	return f
+}

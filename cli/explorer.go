@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/etcdscope/etcdscope/demo"
+	"github.com/etcdscope/etcdscope/embedded/apiserver"
+	"github.com/etcdscope/etcdscope/embedded/controlplane"
+	"github.com/etcdscope/etcdscope/embedded/fanout"
+	"github.com/etcdscope/etcdscope/ui"
+	"github.com/etcdscope/etcdscope/ui/writepath"
+)
+
+// explorerFlags are the root command's own flags: what the TUI needs beyond
+// the connection.
+type explorerFlags struct {
+	members    int
+	tailBuffer int
+	// demo is the load of the simulated control plane in bundled mode
+	// (calm, busy, off); demoNodes its number of kubelets.
+	demo      string
+	demoNodes int
+}
+
+// runExplorer opens the source the flags name and shows it in the TUI.
+func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) error {
+	kind, err := conn.kind()
+	if err != nil {
+		return err
+	}
+	dec, err := conn.decoding.decoder()
+	if err != nil {
+		return err
+	}
+	profile, err := demo.ParseProfile(flags.demo)
+	if err != nil {
+		return err
+	}
+	opts := ui.Options{TailBuffer: flags.tailBuffer, Timeout: conn.commandTimeout, Decoder: dec}
+	var closeFn func()
+	switch kind {
+	case bundledSource:
+		cp, src, closeSrc, err := openBundled(ctx, conn, controlplane.Options{APIServer: true, Demo: profile, Nodes: flags.demoNodes}, flags.members)
+		if err != nil {
+			return err
+		}
+		var stopFeed func()
+		opts.WritePath, stopFeed = writePathFeed(cp)
+		opts.Source, closeFn = src, func() { stopFeed(); closeSrc() }
+		opts.Description = fmt.Sprintf("bundled %d-member cluster in %s", len(cp.Cluster().Members()), cp.Cluster().DataDir())
+		opts.Members = cp
+		opts.Errors = cp.Errors()
+	default:
+		src, closeSrc, err := openSource(ctx, conn)
+		if err != nil {
+			return err
+		}
+		opts.Source, closeFn = src, closeSrc
+		opts.Description = "etcd at " + strings.Join(conn.endpoints, ",")
+		opts.MembersOff = "k and r stop and restart members of the bundled cluster only: etcdscope never writes to a live etcd"
+		opts.WritePath.Note = "the write path shows in bundled mode, where etcdscope runs the API server"
+		if kind == fileSource {
+			opts.Description = "data file " + conn.db
+			opts.MembersOff = "an offline data file has no members to stop or restart"
+		}
+	}
+	defer closeFn()
+	// The UI's watch and reads end with ctx, before the source closes.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return ui.Run(ctx, opts)
+}
+
+// writePathFeed subscribes the write path to the API server's traces and
+// the demo's reactions, in the pane's own types; stop ends the
+// subscriptions. A UI that falls behind misses writes, never holds one up.
+func writePathFeed(cp *controlplane.ControlPlane) (f writepath.Feed, stop func()) {
+	f = writepath.Feed{
+		Note: "kubectl --kubeconfig " + cp.APIServer().Kubeconfig,
+		Members: func() []writepath.Member {
+			var out []writepath.Member
+			for _, m := range cp.Cluster().Members() {
+				out = append(out, writepath.Member{Name: m.Name, Leader: m.Leader, Running: m.Running, Applied: m.AppliedIndex})
+			}
+			return out
+		},
+	}
+	writes, stopWrites := fanout.Map(cp.Writes(), 256, writeOf)
+	f.Writes = writes
+	if cp.Reactions() == nil {
+		return f, stopWrites
+	}
+	reactions, stopReactions := fanout.Map(cp.Reactions(), 1024, func(r demo.Reaction) writepath.Reaction {
+		return writepath.Reaction{Revision: r.Revision, Component: r.Component, Event: r.Event, Resource: r.Resource, Detail: r.Detail}
+	})
+	f.Reactions = reactions
+	return f, func() { stopReactions(); stopWrites() }
+}
+
+// writeOf is a write trace as the write path shows it.
+func writeOf(t apiserver.WriteTrace) writepath.Write {
+	w := writepath.Write{Start: t.Start, Verb: t.Verb, Resource: t.Resource, Namespace: t.Namespace, Name: t.Name,
+		User: t.User, Key: t.Key, Revision: t.Revision, Code: t.Code}
+	for _, st := range t.Stages {
+		w.Stages = append(w.Stages, writepath.Stage{Name: st.Name, Duration: st.Duration})
+	}
+	return w
+}

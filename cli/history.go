@@ -1,0 +1,332 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dustin/go-humanize"
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/spf13/cobra"
+)
+
+func newHistoryCmd(conn *connFlags) *cobra.Command {
+	var (
+		diff   bool
+		output *printFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "history KEY [--diff] [-o yaml|json]",
+		Short: "Show every revision of one key etcd still holds, newest first",
+		Long: `history lists the revisions of KEY that etcd still holds, newest first: each
+write with the fields it changed, each deletion, across re-creations. It says
+where compaction cut the history off. --diff shows each change as a unified
+diff of the decoded objects; -o yaml or -o json prints every revision's object.`,
+		Example: `  etcdscope history /registry/deployments/default/web
+  etcdscope history /registry/pods/default/web-0 --diff
+  etcdscope history --db member/snap/db /registry/pods/default/web-0 -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pr, err := output.toPrinter(cmd)
+			if err != nil {
+				return err
+			}
+			dec, err := conn.decoding.decoder()
+			if err != nil {
+				return err
+			}
+			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+				h, err := src.History(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				if len(h.Entries) == 0 {
+					msg := fmt.Sprintf("no revision of %s found", decode.EscapeKey(h.Key))
+					if t := h.Truncated(); t != "" {
+						msg += " (" + t + ")"
+					}
+					return fmt.Errorf("%s", msg)
+				}
+				return printHistoryAs(pr, h, dec, diff)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&diff, "diff", false, "show each revision as a diff from the one before")
+	output = addPrintFlags(cmd, "", "print every revision's object: yaml or json", decode.OutputYAML, decode.OutputJSON)
+	conn.decoding.register(cmd.Flags())
+	return cmd
+}
+
+// eachRevision calls fn on each entry of h, newest first, with its object
+// and the object of the revision before it (nil when there is none, or it
+// is a deletion). Each entry is decoded once, and two decoded objects are
+// held at a time: the history itself holds values only.
+func eachRevision(h etcdview.History, d decode.Decoder, fn func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error) error {
+	var after decode.Object
+	for i, e := range h.Entries {
+		if i == 0 {
+			after = e.Object(d)
+		}
+		var before *decode.Object
+		if i+1 < len(h.Entries) {
+			if older := h.Entries[i+1]; !older.Deleted {
+				o := older.Object(d)
+				before = &o
+			}
+		}
+		if err := fn(i, e, before, after); err != nil {
+			return err
+		}
+		if before != nil {
+			after = *before
+		} else {
+			after = decode.Object{}
+		}
+	}
+	return nil
+}
+
+// printHistoryAs prints h: as a document with -o, as diffs with --diff,
+// else as a table. Each revision is written as it is read, through one
+// buffer: a key with 100k revisions never has a second copy of them all
+// built in memory, as a whole document or a table would be.
+func printHistoryAs(s printer, h etcdview.History, d decode.Decoder, diff bool) error {
+	out := bufio.NewWriterSize(s.out, 64<<10)
+	var err error
+	switch {
+	case s.output != "":
+		w := s.p.writer(out)
+		if err = printHistoryDoc(w, h, d, s.output); err == nil {
+			err = w.Flush()
+		}
+	case diff:
+		err = printHistoryDiffs(out, s.p, h, d)
+	default:
+		err = printHistory(out, s.p, h, d)
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// printHistory writes the table as tabwriter (padding 3) would lay it
+// out, without holding its cells: every column but the last is known from
+// the revisions before the summaries, which are written a row at a time.
+func printHistory(w io.Writer, p palette, h etcdview.History, d decode.Decoder) error {
+	header := []string{"REVISION", "CHANGE", "VERSION", "SIZE", "WHAT CHANGED"}
+	widths := []int{len(header[0]), len("MODIFIED"), len(header[2]), len(header[3])}
+	for _, e := range h.Entries {
+		rev, version, size := historyCells(e)
+		widths[0] = max(widths[0], len(rev))
+		widths[2] = max(widths[2], len(version))
+		widths[3] = max(widths[3], len(size))
+	}
+	const padding = 3
+	pad := func(b []byte, cell string, width int) []byte {
+		b = append(b, cell...)
+		for range width - utf8.RuneCountInString(cell) + padding {
+			b = append(b, ' ')
+		}
+		return b
+	}
+	var row []byte
+	for i, cell := range header[:4] {
+		row = pad(row, cell, widths[i])
+	}
+	if _, err := fmt.Fprintf(w, "%s%s\n", row, header[4]); err != nil {
+		return err
+	}
+	err := eachRevision(h, d, func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error {
+		rev, version, size := historyCells(e)
+		t := e.Type()
+		what := ""
+		if t == etcdview.Modified && before != nil {
+			what = p.text(etcdview.Summary(t, before, after))
+		}
+		row = pad(row[:0], rev, widths[0])
+		// The word is painted after its padding is counted.
+		row = append(row, p.change(t)...)
+		row = pad(row, "", widths[1]-len(t))
+		row = pad(pad(row, version, widths[2]), size, widths[3])
+		_, err := fmt.Fprintf(w, "%s%s\n", row, what)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return truncatedNote(w, p, h)
+}
+
+// historyCells are an entry's revision, version and size, as the table
+// shows them; a deletion has neither version nor size.
+func historyCells(e etcdview.Entry) (rev, version, size string) {
+	rev = strconv.FormatInt(e.KV.ModRevision, 10)
+	if !e.Deleted {
+		version, size = strconv.FormatInt(e.KV.Version, 10), humanize.IBytes(uint64(len(e.KV.Value)))
+	}
+	return rev, version, size
+}
+
+func printHistoryDiffs(w io.Writer, p palette, h etcdview.History, d decode.Decoder) error {
+	err := eachRevision(h, d, func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error {
+		fmt.Fprintln(w, p.bold(fmt.Sprintf("revision %d", e.KV.ModRevision))+" "+p.change(e.Type()))
+		switch {
+		case e.Deleted:
+		case before == nil:
+			tw := p.writer(w)
+			io.WriteString(tw, after.Text())
+			tw.Flush()
+		default:
+			writeUnified(w, p, decode.Diff(*before, after).Unified)
+		}
+		_, err := fmt.Fprintln(w)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return truncatedNote(w, p, h)
+}
+
+// writeUnified writes a unified diff coloured as the TUI colours it.
+func writeUnified(w io.Writer, p palette, unified string) {
+	for line := range strings.Lines(unified) {
+		text, nl := strings.CutSuffix(line, "\n")
+		switch decode.KindOfDiffLine(text) {
+		case decode.DiffHeader:
+			text = p.bold(text)
+		case decode.DiffAdded:
+			text = p.added(text)
+		case decode.DiffRemoved:
+			text = p.removed(text)
+		case decode.DiffHunk:
+			text = p.dim(text)
+		default:
+			text = p.text(text)
+		}
+		io.WriteString(w, text)
+		if nl {
+			io.WriteString(w, "\n")
+		}
+	}
+}
+
+func truncatedNote(w io.Writer, p palette, h etcdview.History) error {
+	if t := h.Truncated(); t != "" {
+		_, err := fmt.Fprintln(w, p.dim(t))
+		return err
+	}
+	return nil
+}
+
+// historyEntry is one revision in -o json and -o yaml.
+type historyEntry struct {
+	Revision       int64           `json:"revision"`
+	Change         string          `json:"change"`
+	CreateRevision int64           `json:"createRevision,omitempty"`
+	Version        int64           `json:"version,omitempty"`
+	Object         json.RawMessage `json:"object,omitempty"`
+	Value          string          `json:"value,omitempty"` // a value that is no object, as text
+}
+
+// historyEntryOf is e as -o json and -o yaml show it.
+func historyEntryOf(e etcdview.Entry, d decode.Decoder) historyEntry {
+	he := historyEntry{Revision: e.KV.ModRevision, Change: string(e.Type()), CreateRevision: e.KV.CreateRevision, Version: e.KV.Version}
+	if !e.Deleted {
+		o := e.Object(d)
+		if js, err := o.JSON(false); err == nil {
+			he.Object = js
+		} else {
+			he.Value = o.Text()
+		}
+	}
+	return he
+}
+
+// printHistoryDoc writes h as the document kubectl's printers would make
+// of {compactedAt, entries, key, revision} (writeDoc: JSON indented by
+// four, or that JSON as sigs.k8s.io/yaml writes it), an entry at a time:
+// the keys come in the order both write them, and each entry is written
+// where the whole document would have it.
+func printHistoryDoc(w io.Writer, h etcdview.History, d decode.Decoder, output string) error {
+	var head, tail []byte
+	var err error
+	compacted := ""
+	if h.CompactedAt != 0 {
+		compacted = fmt.Sprintf(`"compactedAt":%d,`, h.CompactedAt)
+	}
+	key, _ := json.Marshal(h.Key)
+	end := fmt.Appendf(nil, `{"key":%s,"revision":%d}`, key, h.Revision)
+	if output == decode.OutputYAML {
+		if compacted != "" {
+			if head, err = decode.JSONToYAML(nil, []byte("{"+strings.TrimSuffix(compacted, ",")+"}")); err != nil {
+				return err
+			}
+		}
+		head = append(head, "entries:\n"...)
+		if tail, err = decode.JSONToYAML(nil, end); err != nil {
+			return err
+		}
+	} else {
+		if head, err = jsonIndent([]byte("{" + compacted + `"entries":[]}`)); err != nil {
+			return err
+		}
+		head = head[:len(head)-len("]\n}\n")] // up to "entries": [, the items follow
+		if tail, err = jsonIndent(append([]byte(`{"x":0,`), end[1:]...)); err != nil {
+			return err
+		}
+		tail = append([]byte("\n    ],"), tail[len("{\n    \"x\": 0,"):]...)
+	}
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	var item []byte
+	for i, e := range h.Entries {
+		js, err := json.Marshal(historyEntryOf(e, d))
+		if err != nil {
+			return err
+		}
+		if output == decode.OutputYAML {
+			item, err = decode.JSONToYAMLItem(item[:0], js)
+		} else {
+			item, err = jsonItem(item[:0], js, i == 0)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(item); err != nil {
+			return err
+		}
+	}
+	_, err = w.Write(tail)
+	return err
+}
+
+// jsonIndent is js as writeDoc indents it.
+func jsonIndent(js []byte) ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.Indent(&b, js, "", "    "); err != nil {
+		return nil, err
+	}
+	return append(b.Bytes(), '\n'), nil
+}
+
+// jsonItem appends js as an item of the array at depth 1 writeDoc indents.
+func jsonItem(dst, js []byte, first bool) ([]byte, error) {
+	if !first {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, "\n        "...)
+	b := bytes.NewBuffer(dst)
+	if err := json.Indent(b, js, "        ", "    "); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"text/tabwriter"
+
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestHistoryShowsEachRevisionAndWhatChanged(t *testing.T) {
+	_, endpoints, cli := startEtcd(t, 1)
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "default"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.26"}}},
+	}
+	etcdviewtest.Put(t, cli, pod)
+	pod.Spec.Containers[0].Image = "nginx:1.27"
+	etcdviewtest.Put(t, cli, pod)
+	if _, err := cli.Delete(context.Background(), "/registry/pods/default/web-0"); err != nil {
+		t.Fatal(err)
+	}
+	etcdviewtest.Put(t, cli, pod)
+	key := "/registry/pods/default/web-0"
+
+	table := run(t, "--endpoints", endpoints, "history", key)
+	lines := strings.Split(strings.TrimSpace(table), "\n")
+	wantChanges := []string{"ADDED", "DELETED", "MODIFIED", "ADDED"}
+	if len(lines) != 1+len(wantChanges) {
+		t.Fatalf("history table:\n%s\nwant a header and %d revisions", table, len(wantChanges))
+	}
+	for i, want := range wantChanges {
+		if f := strings.Fields(lines[i+1]); len(f) < 2 || f[1] != want {
+			t.Errorf("line %q, want change %s", lines[i+1], want)
+		}
+	}
+	if !strings.Contains(lines[3], "nginx:1.26") || !strings.Contains(lines[3], "nginx:1.27") {
+		t.Errorf("the update's line %q does not say the image changed", lines[3])
+	}
+
+	diff := run(t, "--endpoints", endpoints, "history", key, "--diff")
+	if !strings.Contains(diff, "-  - image: nginx:1.26") && !strings.Contains(diff, "-    image: nginx:1.26") {
+		t.Errorf("--diff lacks the removed image line:\n%s", diff)
+	}
+
+	var doc struct {
+		Entries []struct {
+			Revision int64           `json:"revision"`
+			Change   string          `json:"change"`
+			Object   json.RawMessage `json:"object"`
+		} `json:"entries"`
+	}
+	out := run(t, "--endpoints", endpoints, "history", key, "-o", "json")
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Entries) != 4 {
+		t.Fatalf("history -o json: %v, %d entries\n%s", err, len(doc.Entries), out)
+	}
+	if !strings.Contains(string(doc.Entries[0].Object), `"kind": "Pod"`) {
+		t.Errorf("newest entry's object %s is not the pod", doc.Entries[0].Object)
+	}
+}
+
+// testHistory is a key's revisions as History returns them, newest first:
+// writes of a Pod, a deletion, a value that is no object, with strings a
+// terminal would obey.
+func testHistory(t *testing.T, compacted int64) etcdview.History {
+	t.Helper()
+	key := "/registry/pods/default/web-0"
+	var entries []etcdview.Entry
+	for rev := int64(2); rev < 12; rev++ {
+		pod := &corev1.Pod{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{Name: "web-0", Namespace: "default", Annotations: map[string]string{"note": fmt.Sprintf("\x1b]0;rev %d\x07 <b>", rev)}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: fmt.Sprintf("nginx:1.%d", rev)}}},
+		}
+		value, err := etcdviewtest.Encode(pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kv := etcdview.KV{Key: key, Value: value, CreateRevision: 2, ModRevision: rev, Version: rev - 1}
+		e := etcdview.Entry{KV: kv}
+		switch rev {
+		case 5:
+			e = etcdview.Entry{KV: etcdview.KV{Key: key, ModRevision: rev}, Deleted: true}
+		case 6:
+			e.KV.Value = []byte("plain text \x1b[2J")
+		}
+		entries = append([]etcdview.Entry{e}, entries...)
+	}
+	return etcdview.History{Key: key, Revision: 20, Entries: entries, CompactedAt: compacted}
+}
+
+// historyDoc is the document -o json and -o yaml print, whole.
+func historyDoc(h etcdview.History) map[string]any {
+	entries := make([]historyEntry, 0, len(h.Entries))
+	for _, e := range h.Entries {
+		entries = append(entries, historyEntryOf(e, decode.Decoder{}))
+	}
+	doc := map[string]any{"key": h.Key, "revision": h.Revision, "entries": entries}
+	if h.CompactedAt != 0 {
+		doc["compactedAt"] = h.CompactedAt
+	}
+	return doc
+}
+
+func TestHistoryDocumentStreamsWhatWriteDocPrints(t *testing.T) {
+	for _, compacted := range []int64{0, 3} {
+		h := testHistory(t, compacted)
+		for _, output := range []string{decode.OutputJSON, decode.OutputYAML} {
+			var want, got bytes.Buffer
+			if err := writeDoc(&want, output, historyDoc(h)); err != nil {
+				t.Fatal(err)
+			}
+			if err := printHistoryAs(printer{out: &got, output: output}, h, decode.Decoder{}, false); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("-o %s, compacted at %d:\n%s\nwant\n%s", output, compacted, got.String(), want.String())
+			}
+		}
+	}
+}
+
+// TestHistoryTableIsLaidOutAsTabwriterWould checks the table, written a
+// row at a time, against tabwriter over the whole of it.
+func TestHistoryTableIsLaidOutAsTabwriterWould(t *testing.T) {
+	h := testHistory(t, 3)
+	var want bytes.Buffer
+	tw := tabwriter.NewWriter(&want, 0, 0, 3, ' ', 0)
+	fmt.Fprintln(tw, "REVISION\tCHANGE\tVERSION\tSIZE\tWHAT CHANGED")
+	for i, e := range h.Entries {
+		rev, version, size := historyCells(e)
+		what := ""
+		if !e.Deleted && i+1 < len(h.Entries) && !h.Entries[i+1].Deleted {
+			what = decode.Diff(h.Entries[i+1].Object(decode.Decoder{}), e.Object(decode.Decoder{})).Summary()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", rev, e.Type(), version, size, what)
+	}
+	tw.Flush()
+	want.WriteString(h.Truncated() + "\n")
+	var got bytes.Buffer
+	if err := printHistoryAs(printer{out: &got}, h, decode.Decoder{}, false); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("table:\n%s\nwant\n%s", got.String(), want.String())
+	}
+}
+
+// TestHistoryOnATerminalIsInert prints every form of the history to a
+// terminal: no control byte from etcd reaches it, while a pipe gets the
+// bytes as they are.
+func TestHistoryOnATerminalIsInert(t *testing.T) {
+	h := testHistory(t, 0)
+	for _, tc := range []struct {
+		output string
+		diff   bool
+	}{{"", false}, {"", true}, {decode.OutputJSON, false}, {decode.OutputYAML, false}} {
+		var tty, pipe bytes.Buffer
+		if err := printHistoryAs(printer{out: &tty, p: palette{tty: true, color: true}, output: tc.output}, h, decode.Decoder{}, tc.diff); err != nil {
+			t.Fatal(err)
+		}
+		if err := printHistoryAs(printer{out: &pipe, output: tc.output}, h, decode.Decoder{}, tc.diff); err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(withoutColours(tty.String()), "\x1b\x07") {
+			t.Errorf("-o %q --diff=%v: a control byte reaches the terminal:\n%q", tc.output, tc.diff, tty.String())
+		}
+		if tc.output == "" && !strings.Contains(tty.String(), "\x1b[32mADDED\x1b[0m") {
+			t.Errorf("--diff=%v: no colour on a terminal:\n%q", tc.diff, tty.String())
+		}
+		// --diff prints the text value as it is: escaped on a terminal,
+		// exact to a pipe.
+		if tc.diff && (!strings.Contains(tty.String(), `plain text \x1b[2J`) || !strings.Contains(pipe.String(), "plain text \x1b[2J")) {
+			t.Errorf("--diff: the text value is not escaped on a terminal and exact to a pipe:\n%s\n%s", tty.String(), pipe.String())
+		}
+	}
+}
+
+// withoutColours is s without the palette's SGR sequences.
+func withoutColours(s string) string {
+	return regexp.MustCompile(`\x1b\[[0-9;]*m`).ReplaceAllString(s, "")
+}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+func TestTextWriterOnATerminalShowsControlsAndKeepsRunesWhole(t *testing.T) {
+	in := "data:\n  motd: \x1b]0;owned\x07\x1b[2J日本\u202eend\n"
+	want := "data:\n  motd: \\x1b]0;owned\\x07\\x1b[2J日本\\u202eend\n"
+	var out bytes.Buffer
+	w := palette{tty: true}.writer(&out)
+	for i := range len(in) { // one byte a write: every rune is cut somewhere
+		if _, err := w.Write([]byte{in[i]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want {
+		t.Errorf("terminal got %q, want %q", out.String(), want)
+	}
+}
+
+func TestTextWriterFlushShowsACutSequenceAsBytes(t *testing.T) {
+	var out bytes.Buffer
+	w := palette{tty: true}.writer(&out)
+	w.Write([]byte("ok \xe6\x97"))
+	w.Flush()
+	if want := `ok \xe6\x97`; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+func TestPipesGetExactBytes(t *testing.T) {
+	in := "\x1b]0;owned\x07\xff\u202e"
+	var out bytes.Buffer
+	p := palette{}
+	w := p.writer(&out)
+	w.Write([]byte(in))
+	w.Flush()
+	if out.String() != in || p.text(in) != in || p.dir(in) != in {
+		t.Errorf("a pipe got %q, want the exact bytes %q", out.String(), in)
+	}
+}
+
+func TestPaintOnATerminalColoursInertText(t *testing.T) {
+	p := palette{tty: true, color: true}
+	if got, want := p.dir("a\x1b[2Jb"), "\x1b[1;34ma\\x1b[2Jb\x1b[0m"; got != want {
+		t.Errorf("dir = %q, want %q", got, want)
+	}
+}
+
+// TestEveryCommandRefusesAnUnknownFormatBeforeItReads gives each command
+// an -o it does not print, and an endpoint that refuses: the error names
+// the formats the command has, in one wording, and comes before any
+// connection is tried.
+func TestEveryCommandRefusesAnUnknownFormatBeforeItReads(t *testing.T) {
+	refused := fmt.Sprintf("127.0.0.1:%d", closedPort(t))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"get", "po", "web-0"}, "want yaml, json or raw"},
+		{[]string{"history", "/registry/pods/default/web-0"}, "want yaml or json"},
+		{[]string{"watch"}, "want json"},
+		{[]string{"status"}, "want table or json"},
+		{[]string{"decode"}, "want yaml, json or proto"},
+	} {
+		msg := runFails(t, append(tc.args, "--endpoints", refused, "-o", "wide")...)
+		if want := `Error: unknown output format "wide": ` + tc.want; msg != want {
+			t.Errorf("%s -o wide: %q, want %q", tc.args[0], msg, want)
+		}
+	}
+}

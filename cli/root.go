@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"github.com/etcdscope/etcdscope/demo"
+	"github.com/etcdscope/etcdscope/ui"
+	"github.com/spf13/cobra"
+)
+
+// newRoot is the command tree: the root command runs the TUI, and every
+// subcommand shares the connection flags.
+func newRoot() *cobra.Command {
+	var flags explorerFlags
+	root := &cobra.Command{
+		Use:   "etcdscope",
+		Short: "Explore the Kubernetes cluster state stored in etcd",
+		Long: `etcdscope shows what Kubernetes really stores in etcd: the /registry key tree,
+each value decoded into metadata, spec and status, live watch events, and the
+revision history of an object.
+
+With no connection flags it starts its own bundled etcd cluster, the
+built-in Kubernetes API server in front of it (kubeconfig in the data dir),
+and a simulated control plane that keeps writes flowing (--demo). With
+--endpoints (or ETCDCTL_ENDPOINTS) it reads a live etcd and never writes to it;
+with --db it reads an offline etcd data file.`,
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		// execute prints the error, one line, unless it is the Ctrl-C the
+		// user just pressed.
+		SilenceErrors: true,
+		Version:       versionText(),
+	}
+	root.SetVersionTemplate("{{.Version}}")
+	conn := persistentConn(root)
+	root.Flags().IntVar(&flags.members, "members", 0, "members of the bundled etcd cluster (default 3, or as many as --data-dir holds)")
+	root.Flags().IntVar(&flags.tailBuffer, "tail-buffer", ui.DefaultTailBuffer, "events the tail keeps; older ones are dropped, and counted in the header")
+	root.Flags().StringVar(&flags.demo, "demo", string(demo.Calm), "bundled mode: the simulated control plane's load, calm, busy, or off (API server only)")
+	root.Flags().IntVar(&flags.demoNodes, "demo-nodes", 3, "bundled mode: nodes (kubelets) of the simulated control plane")
+	conn.decoding.register(root.Flags())
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runExplorer(cmd.Context(), conn, flags)
+	}
+	root.AddCommand(newServeCmd(conn), newDecodeCmd(), newLsCmd(conn), newGetCmd(conn), newHistoryCmd(conn), newWatchCmd(conn), newStatusCmd(conn))
+	return root
+}

@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/etcdscope/etcdscope/embedded"
+	"github.com/etcdscope/etcdscope/embedded/controlplane"
+	"github.com/spf13/cobra"
+)
+
+func newServeCmd(conn *connFlags) *cobra.Command {
+	var opts controlplane.Options
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the bundled etcd cluster headless until interrupted",
+		Long: `serve starts the bundled etcd cluster on free loopback ports, prints a line to
+paste into a shell so that etcdctl (and etcdscope) reach it, and runs until
+SIGINT or SIGTERM. Data lives in --data-dir, kept on exit, or in a temporary
+directory removed on exit.
+
+With --apiserver it also runs the built-in Kubernetes API server in front of
+the cluster, on a free loopback port, writes a kubeconfig with an admin and a
+read-only viewer user into the data dir, and adds KUBECONFIG to the line, so
+that kubectl reaches it too.`,
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{stopsOnSignal: "yes"},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			k, err := conn.kind()
+			if err != nil {
+				return err
+			}
+			if k != bundledSource {
+				return fmt.Errorf("serve runs the bundled cluster: drop --endpoints and --db")
+			}
+			opts.Cluster.DataDir = conn.dataDir
+			return serve(cmd, opts)
+		},
+	}
+	cmd.Flags().IntVar(&opts.Cluster.Members, "members", 0, "etcd members to run (default 3, or as many as --data-dir holds)")
+	cmd.Flags().BoolVar(&opts.Cluster.TLS, "tls", false, "serve clients over TLS with a throwaway CA and client certificate written to the data dir")
+	cmd.Flags().BoolVar(&opts.APIServer, "apiserver", false, "also run the built-in Kubernetes API server and write a kubeconfig for it into the data dir")
+	return cmd
+}
+
+func serve(cmd *cobra.Command, opts controlplane.Options) error {
+	ctx := cmd.Context()
+	cp, err := controlplane.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer cp.Close()
+	c, api := cp.Cluster(), cp.APIServer()
+	line := exportLine(c)
+	if opts.APIServer {
+		line += " KUBECONFIG=" + shellQuote(api.Kubeconfig)
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), line)
+	fmt.Fprintf(cmd.ErrOrStderr(), "etcdscope: serving a %d-member etcd cluster, data in %s, etcd logs in %s; Ctrl-C stops it\n",
+		len(c.Members()), c.DataDir(), c.LogPath())
+	if opts.APIServer {
+		fmt.Fprintf(cmd.ErrOrStderr(), "etcdscope: Kubernetes API server at %s, kubeconfig %s, logs in %s\n", api.URL, api.Kubeconfig, api.Log)
+	}
+	// What fails while it serves is said, and it serves on: etcd may
+	// still be what the user came for.
+	for failures, ep := cp.Errors(), printerFor(cmd).ep; ctx.Err() == nil; {
+		select {
+		case err := <-failures:
+			fmt.Fprintln(cmd.ErrOrStderr(), ep.text("etcdscope: "+err.Error()))
+		case <-ctx.Done():
+		}
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "etcdscope: stopping")
+	return cp.Close()
+}
+
+// exportLine is the shell line that points etcdctl at the cluster.
+func exportLine(c *embedded.Cluster) string {
+	vars := []string{"ETCDCTL_ENDPOINTS=" + strings.Join(c.Endpoints(), ",")}
+	if f := c.TLS(); f != nil {
+		vars = append(vars, "ETCDCTL_CACERT="+shellQuote(f.CA), "ETCDCTL_CERT="+shellQuote(f.Cert), "ETCDCTL_KEY="+shellQuote(f.Key))
+	}
+	return "export " + strings.Join(vars, " ")
+}
+
+// shellQuote leaves plain paths alone and single-quotes the rest, so that a
+// --data-dir with spaces still pastes into a shell.
+func shellQuote(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

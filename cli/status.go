@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dustin/go-humanize"
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/spf13/cobra"
+)
+
+func newStatusCmd(conn *connFlags) *cobra.Command {
+	var output *printFlags
+	cmd := &cobra.Command{
+		Use:   "status [-o table|json]",
+		Short: "Show the etcd members: leader, Raft term and index, DB size, version",
+		Long: `status asks every member of the cluster for its status, in parallel, as
+etcdctl endpoint status --cluster does: leader, Raft term, committed and
+applied index, revision, DB size and size in use, version and alarms. A
+member that does not answer is listed with its error. Against --db it
+describes the data file.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pr, err := output.toPrinter(cmd)
+			if err != nil {
+				return err
+			}
+			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+				cl, err := src.Status(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if pr.output == decode.OutputJSON {
+					w := pr.p.writer(pr.out)
+					if err := writeDoc(w, decode.OutputJSON, statusDoc(cl)); err != nil {
+						return err
+					}
+					return w.Flush()
+				}
+				return printStatus(pr.out, pr.p, cl)
+			})
+		},
+	}
+	output = addPrintFlags(cmd, outputTable, "table or json", outputTable, decode.OutputJSON)
+	return cmd
+}
+
+func printStatus(w io.Writer, p palette, cl etcdview.Cluster) error {
+	// Names, endpoints and versions are what the members say of
+	// themselves: shown inert, as everything else read from etcd.
+	fmt.Fprintf(w, "%s, revision %d", p.text(cl.Description), cl.Revision)
+	if cl.CompactRevision > 0 {
+		fmt.Fprintf(w, ", compacted at %d", cl.CompactRevision)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tENDPOINT\tID\tVERSION\tDB SIZE\tIN USE\tLEADER\tTERM\tINDEX\tAPPLIED\tREVISION\tERRORS")
+	for _, m := range cl.Members {
+		if m.Err != nil {
+			fmt.Fprintf(tw, "%s\t%s\t%x\t\t\t\t\t\t\t\t\t%s\n", p.text(m.Name), p.text(m.Endpoint), m.ID, p.removed("unreachable: "+m.Err.Error()))
+			continue
+		}
+		leader := "false"
+		if m.Leader {
+			leader = "true"
+		}
+		role := ""
+		if m.Learner {
+			role = " (learner)"
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%x\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n",
+			p.text(m.Name), role, p.text(m.Endpoint), m.ID, p.text(m.Version), humanize.IBytes(uint64(m.DBSize)), inUse(m),
+			leader, m.RaftTerm, m.RaftIndex, m.Applied, m.Revision, p.removed(strings.Join(m.Alarms, ", ")))
+	}
+	return tw.Flush()
+}
+
+func inUse(m etcdview.Member) string {
+	if m.DBInUse == 0 {
+		return ""
+	}
+	return humanize.IBytes(uint64(m.DBInUse))
+}
+
+// memberJSON is one member in status -o json; the ID in hex, as etcdctl
+// prints member IDs.
+type memberJSON struct {
+	Name      string   `json:"name"`
+	Endpoint  string   `json:"endpoint"`
+	ID        string   `json:"id"`
+	Leader    bool     `json:"leader"`
+	Learner   bool     `json:"learner,omitempty"`
+	Version   string   `json:"version,omitempty"`
+	DBSize    int64    `json:"dbSize"`
+	DBInUse   int64    `json:"dbSizeInUse,omitempty"`
+	RaftTerm  uint64   `json:"raftTerm"`
+	RaftIndex uint64   `json:"raftIndex"`
+	Applied   uint64   `json:"raftAppliedIndex"`
+	Revision  int64    `json:"revision"`
+	Alarms    []string `json:"errors,omitempty"`
+	Error     string   `json:"unreachable,omitempty"`
+}
+
+func statusDoc(cl etcdview.Cluster) map[string]any {
+	members := make([]memberJSON, 0, len(cl.Members))
+	for _, m := range cl.Members {
+		mj := memberJSON{
+			Name: m.Name, Endpoint: m.Endpoint, ID: fmt.Sprintf("%x", m.ID), Leader: m.Leader, Learner: m.Learner,
+			Version: m.Version, DBSize: m.DBSize, DBInUse: m.DBInUse, RaftTerm: m.RaftTerm, RaftIndex: m.RaftIndex,
+			Applied: m.Applied, Revision: m.Revision, Alarms: m.Alarms,
+		}
+		if m.Err != nil {
+			mj.Error = m.Err.Error()
+		}
+		members = append(members, mj)
+	}
+	return map[string]any{"description": cl.Description, "revision": cl.Revision, "compactRevision": cl.CompactRevision, "members": members}
+}
