@@ -28,10 +28,11 @@ func next(t *testing.T, wc <-chan Batch) (Batch, bool) {
 func TestWatchReportsEachChangeWithItsPreviousValue(t *testing.T) {
 	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
 		ctx := testCtx(t)
-		wc := NewLive(cli, 0).Watch(ctx, "/registry/w/", WatchOptions{})
-		// A watch from now starts once etcd has created it: a write made
-		// before would be missed. Writing after the first revision is
-		// known to the watch is what a user does too.
+		// The watch starts from a revision of its own: one "from now"
+		// starts when etcd creates it, which may come after the first
+		// write below.
+		start := put(t, cli, "/registry/before", "not watched")
+		wc := NewLive(cli, 0).Watch(ctx, "/registry/w/", WatchOptions{Rev: start + 1})
 		first := put(t, cli, "/registry/w/a", "1")
 		put(t, cli, "/registry/w/a", "2")
 		put(t, cli, "/registry/other", "outside")
