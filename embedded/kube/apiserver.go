@@ -1,0 +1,121 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	apiserverapp "k8s.io/kubernetes/cmd/kube-apiserver/app"
+	apiserveroptions "k8s.io/kubernetes/cmd/kube-apiserver/app/options"
+)
+
+// The cluster's networks, as kubeadm's defaults have them.
+const (
+	serviceCIDR         = "10.96.0.0/12"
+	kubernetesServiceIP = "10.96.0.1"
+	// AdvertiseAddress is the control-plane node's address, which
+	// kube-apiserver puts in the kubernetes Service's endpoints: the
+	// address of a kind cluster's first node. It serves on 127.0.0.1; the
+	// endpoint reconciler refuses a loopback address.
+	AdvertiseAddress = "172.18.0.2"
+	// serviceAccountIssuer is the iss claim of the tokens it signs.
+	serviceAccountIssuer = "https://" + kubernetesSvc
+)
+
+// auditPolicy records every request's metadata except reads, which the
+// controllers make continuously and which write nothing.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: None
+  verbs: [get, list, watch]
+- level: Metadata
+`
+
+// apiServerFlags are kube-apiserver's command line, as a kubeadm control
+// plane node runs it, with the files and ports of this one.
+func (c *ControlPlane) apiServerFlags(opts Options) ([]string, error) {
+	serveCert, serveKey := c.pki.path(servingName)
+	caCert, _ := c.pki.path(caName)
+	policy := filepath.Join(c.dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return nil, err
+	}
+	flags := []string{
+		"--advertise-address=" + AdvertiseAddress,
+		"--bind-address=" + servingHost,
+		"--tls-cert-file=" + serveCert,
+		"--tls-private-key-file=" + serveKey,
+		"--client-ca-file=" + caCert,
+		"--authorization-mode=Node,RBAC",
+		// The default plugins are on without being named; NodeRestriction
+		// is kubeadm's addition.
+		"--enable-admission-plugins=NodeRestriction",
+		"--allow-privileged=true",
+		"--service-cluster-ip-range=" + serviceCIDR,
+		"--service-account-issuer=" + serviceAccountIssuer,
+		"--service-account-key-file=" + filepath.Join(c.pki.dir, saName+".pub"),
+		"--service-account-signing-key-file=" + filepath.Join(c.pki.dir, saName+".key"),
+		"--etcd-servers=" + strings.Join(opts.Etcd.Endpoints, ","),
+		"--etcd-compaction-interval=" + opts.CompactionInterval.String(),
+		"--audit-policy-file=" + policy,
+		"--audit-log-path=" + filepath.Join(c.dir, "audit.log"),
+		"--audit-log-maxsize=100",
+		"--audit-log-maxbackup=2",
+		"--profiling=false",
+	}
+	if e := opts.Etcd; e.CA != "" {
+		flags = append(flags, "--etcd-cafile="+e.CA, "--etcd-certfile="+e.Cert, "--etcd-keyfile="+e.Key)
+	}
+	if opts.EncryptionConfig != "" {
+		flags = append(flags, "--encryption-provider-config="+opts.EncryptionConfig)
+	}
+	return flags, nil
+}
+
+// runAPIServer builds kube-apiserver from flags, as its command does, on
+// listener, and serves until ctx ends.
+func runAPIServer(ctx context.Context, flags []string, listener net.Listener) error {
+	s := apiserveroptions.NewServerRunOptions()
+	reg, err := releaseRegistry()
+	if err != nil {
+		return err
+	}
+	s.GenericServerRunOptions.ComponentGlobalsRegistry = reg
+	fs := pflag.NewFlagSet("kube-apiserver", pflag.ContinueOnError)
+	for _, f := range s.Flags().FlagSets {
+		fs.AddFlagSet(f)
+	}
+	if err := fs.Parse(flags); err != nil {
+		return fmt.Errorf("kube-apiserver's flags: %w", err)
+	}
+	s.SecureServing.Listener = listener
+	s.SecureServing.BindPort = listener.Addr().(*net.TCPAddr).Port
+	if err := s.GenericServerRunOptions.ComponentGlobalsRegistry.Set(); err != nil {
+		return err
+	}
+	// Its loopback clients would log the warnings they give themselves.
+	rest.SetDefaultWarningHandler(rest.NoWarnings{})
+	completed, err := s.Complete(ctx)
+	if err != nil {
+		return err
+	}
+	if errs := completed.Validate(); len(errs) != 0 {
+		return utilerrors.NewAggregate(errs)
+	}
+	name, err := cache.NewInformerName("kube-apiserver")
+	if err != nil {
+		return err
+	}
+	defer name.Release() // a later start in this process takes the name again
+	completed.InformerName = name
+	return apiserverapp.Run(ctx, completed)
+}
