@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	apiserverapp "k8s.io/kubernetes/cmd/kube-apiserver/app"
@@ -70,6 +71,11 @@ func (c *ControlPlane) apiServerFlags(opts Options) ([]string, error) {
 		"--audit-log-path=" + filepath.Join(c.dir, "audit.log"),
 		"--audit-log-maxsize=100",
 		"--audit-log-maxbackup=2",
+		// The write-path's source: every completed write's event, in
+		// batches a tenth of a second apart at most.
+		"--audit-webhook-config-file=" + c.auditKubeconfigPath(),
+		"--audit-webhook-mode=batch",
+		"--audit-webhook-batch-max-wait=100ms",
 		"--profiling=false",
 	}
 	if e := opts.Etcd; e.CA != "" {
@@ -82,8 +88,9 @@ func (c *ControlPlane) apiServerFlags(opts Options) ([]string, error) {
 }
 
 // runAPIServer builds kube-apiserver from flags, as its command does, on
-// listener, and serves until ctx ends.
-func runAPIServer(ctx context.Context, flags []string, listener net.Listener) error {
+// listener, with the recorder's admission decorator and innermost handler,
+// and serves until ctx ends.
+func runAPIServer(ctx context.Context, flags []string, listener net.Listener, r *recorder) error {
 	s := apiserveroptions.NewServerRunOptions()
 	reg, err := releaseRegistry()
 	if err != nil {
@@ -99,6 +106,8 @@ func runAPIServer(ctx context.Context, flags []string, listener net.Listener) er
 	}
 	s.SecureServing.Listener = listener
 	s.SecureServing.BindPort = listener.Addr().(*net.TCPAddr).Port
+	admit := s.Admission.GenericAdmission
+	admit.Decorators = append(admission.Decorators{admission.DecoratorFunc(r.recordAdmission)}, admit.Decorators...)
 	if err := s.GenericServerRunOptions.ComponentGlobalsRegistry.Set(); err != nil {
 		return err
 	}
@@ -117,5 +126,30 @@ func runAPIServer(ctx context.Context, flags []string, listener net.Listener) er
 	}
 	defer name.Release() // a later start in this process takes the name again
 	completed.InformerName = name
-	return apiserverapp.Run(ctx, completed)
+	return serve(ctx, completed, r)
+}
+
+// serve is kube-apiserver's Run, with the recorder's handler innermost in
+// the aggregator's chain, the outermost server's, which every request
+// passes.
+func serve(ctx context.Context, opts apiserveroptions.CompletedOptions, r *recorder) error {
+	config, err := apiserverapp.NewConfig(opts)
+	if err != nil {
+		return err
+	}
+	generic := &config.Aggregator.GenericConfig.Config
+	generic.BuildHandlerChainFunc = r.recordAnswers(generic.BuildHandlerChainFunc)
+	completed, err := config.Complete()
+	if err != nil {
+		return err
+	}
+	server, err := apiserverapp.CreateServerChain(completed)
+	if err != nil {
+		return err
+	}
+	prepared, err := server.PrepareRun()
+	if err != nil {
+		return err
+	}
+	return prepared.Run(ctx)
 }

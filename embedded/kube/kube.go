@@ -74,6 +74,9 @@ type ControlPlane struct {
 	configs    map[string]*rest.Config
 	identities map[string]identity
 
+	writes *recorder
+	sink   *auditSink
+
 	cancel  context.CancelFunc
 	closed  chan struct{} // closed by Close, before it stops the components
 	once    sync.Once
@@ -107,14 +110,20 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		listener.Close()
 		return nil, err
 	}
+	c.writes = newRecorder()
+	if c.sink, err = c.startAuditSink(c.writes); err != nil {
+		listener.Close()
+		return nil, err
+	}
 	flags, err := c.apiServerFlags(opts)
 	if err != nil {
 		listener.Close()
+		c.sink.close()
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
-	c.goRun("kube-apiserver", func() error { return runAPIServer(runCtx, flags, listener) })
+	c.goRun("kube-apiserver", func() error { return runAPIServer(runCtx, flags, listener, c.writes) })
 	c.run.Go(func() { c.startWhenReady(runCtx) })
 	return c, nil
 }
@@ -221,5 +230,12 @@ func (c *ControlPlane) Close() error {
 		c.cancel()
 	})
 	c.run.Wait()
-	return nil
+	err := c.sink.close()
+	c.writes.hub.Close()
+	return err
 }
+
+// Writes delivers what kube-apiserver did with each write from now on,
+// until cancel: see Write. A subscriber slower than buffer loses writes
+// rather than slowing the server; nothing is recorded while none listens.
+func (c *ControlPlane) Writes(buffer int) (<-chan Write, func()) { return c.writes.subscribe(buffer) }

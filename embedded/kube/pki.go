@@ -96,6 +96,26 @@ func (p *pki) issueServing() error {
 	return pkiutil.WriteCertAndKey(p.dir, servingName, cert, key)
 }
 
+// servingPair issues a serving certificate for the loopback address, as PEM.
+func (p *pki) servingPair(name string) (certPEM, keyPEM []byte, err error) {
+	cert, key, err := pkiutil.NewCertAndKey(p.ca, p.caKey, &pkiutil.CertConfig{
+		Config: certutil.Config{
+			CommonName: name,
+			AltNames:   certutil.AltNames{DNSNames: []string{"localhost"}, IPs: []net.IP{net.ParseIP(servingHost)}},
+			Usages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		},
+		EncryptionAlgorithm: keyAlgorithm,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("a serving certificate for %s: %w", name, err)
+	}
+	keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pkiutil.EncodeCertPEM(cert), keyPEM, nil
+}
+
 // clientPair issues a client certificate for user in groups, as PEM.
 // Client certificates are made fresh at every start and kept in memory,
 // except in the kubeconfigs written for them.
