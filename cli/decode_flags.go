@@ -18,7 +18,7 @@ type decodeFlags struct {
 func (f *decodeFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.showSecrets, "show-secrets", false, "show Secret data instead of <N bytes>")
 	fs.BoolVar(&f.showManagedFields, "show-managed-fields", false, "keep metadata.managedFields in the output")
-	fs.StringVar(&f.encryptionConfig, "encryption-config", "", "kube-apiserver's EncryptionConfiguration file, to decrypt aescbc, aesgcm and secretbox values")
+	fs.StringVar(&f.encryptionConfig, "encryption-config", "", "kube-apiserver's EncryptionConfiguration file, to decrypt aescbc, aesgcm and secretbox values; in bundled mode the control plane's kube-apiserver also encrypts with it")
 }
 
 // decoder is the decode.Decoder the flags describe.

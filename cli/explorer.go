@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/etcdscope/etcdscope/demo"
-	"github.com/etcdscope/etcdscope/embedded/apiserver"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/etcdscope/etcdscope/embedded/fanout"
+	"github.com/etcdscope/etcdscope/embedded/kube"
 	"github.com/etcdscope/etcdscope/ui"
 	"github.com/etcdscope/etcdscope/ui/writepath"
 )
@@ -22,6 +25,8 @@ type explorerFlags struct {
 	// (calm, busy, off); demoNodes its number of kubelets.
 	demo      string
 	demoNodes int
+	// compaction is kube-apiserver's compaction interval in bundled mode.
+	compaction time.Duration
 }
 
 // runExplorer opens the source the flags name and shows it in the TUI.
@@ -42,7 +47,10 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 	var closeFn func()
 	switch kind {
 	case bundledSource:
-		cp, src, closeSrc, err := openBundled(ctx, conn, controlplane.Options{APIServer: true, Demo: profile, Nodes: flags.demoNodes}, flags.members)
+		cp, src, closeSrc, err := openBundled(ctx, conn, controlplane.Options{
+			APIServer: true, Demo: profile, Nodes: flags.demoNodes, CompactionInterval: flags.compaction,
+			EncryptionConfig: conn.decoding.encryptionConfig, CaptureStderr: true,
+		}, flags.members)
 		if err != nil {
 			return err
 		}
@@ -87,8 +95,8 @@ func writePathFeed(cp *controlplane.ControlPlane) (f writepath.Feed, stop func()
 			return out
 		},
 	}
-	writes, stopWrites := fanout.Map(cp.Writes(), 256, writeOf)
-	f.Writes = writes
+	writes, stopWrites := cp.Writes(256)
+	f.Writes = mapChan(writes, writeOf)
 	if cp.Reactions() == nil {
 		return f, stopWrites
 	}
@@ -99,12 +107,35 @@ func writePathFeed(cp *controlplane.ControlPlane) (f writepath.Feed, stop func()
 	return f, func() { stopReactions(); stopWrites() }
 }
 
-// writeOf is a write trace as the write path shows it.
-func writeOf(t apiserver.WriteTrace) writepath.Write {
-	w := writepath.Write{Start: t.Start, Verb: t.Verb, Resource: t.Resource, Namespace: t.Namespace, Name: t.Name,
-		User: t.User, Key: t.Key, Revision: t.Revision, Code: t.Code}
-	for _, st := range t.Stages {
-		w.Stages = append(w.Stages, writepath.Stage{Name: st.Name, Duration: st.Duration})
+// mapChan delivers f of each value of in, and closes when in does.
+func mapChan[T, U any](in <-chan T, f func(T) U) <-chan U {
+	if in == nil {
+		return nil
 	}
-	return w
+	out := make(chan U, cap(in))
+	go func() {
+		defer close(out)
+		for v := range in {
+			out <- f(v)
+		}
+	}()
+	return out
+}
+
+// writeOf is what kube-apiserver did with a write, as the write path shows it.
+func writeOf(w kube.Write) writepath.Write {
+	out := writepath.Write{
+		Received: w.Received, Duration: w.Duration, Verb: w.Verb, Resource: w.Resource,
+		Namespace: w.Namespace, Name: w.Name, User: w.User, Groups: w.Groups,
+		Authentication: w.Authentication, Decision: w.Decision, Reason: w.Reason,
+		Key: w.Key, Encoding: w.Encoding, Revision: w.Revision, Code: w.Code,
+	}
+	for _, a := range w.Admission {
+		out.Admission = append(out.Admission, writepath.Admission{Plugin: a.Plugin, Phase: a.Phase, Duration: a.Duration, Mutated: a.Mutated, Refusal: a.Refusal})
+	}
+	for _, k := range slices.Sorted(maps.Keys(w.Webhooks)) {
+		out.Webhooks = append(out.Webhooks, k+": "+w.Webhooks[k])
+	}
+	out.RefusedAt, out.Why = w.Refused()
+	return out
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
+	"github.com/etcdscope/etcdscope/embedded/kube"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -17,7 +18,9 @@ import (
 
 // TestWritePathFeedShowsAWriteThroughTheAPIServer creates a ConfigMap
 // with the kubeconfig the write path names, and expects the write on the
-// feed, stage by stage, at the revision etcd committed it at.
+// feed, with the admission plugins that handled it, at the revision etcd
+// committed it at. The control plane runs once in this test binary: its
+// controller manager runs once per process.
 func TestWritePathFeedShowsAWriteThroughTheAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -26,6 +29,13 @@ func TestWritePathFeedShowsAWriteThroughTheAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cp.Close()
+	select {
+	case <-cp.Ready():
+	case err := <-cp.Errors():
+		t.Fatal(err)
+	case <-ctx.Done():
+		t.Fatal("the control plane was not ready in time")
+	}
 	feed, stop := writePathFeed(cp)
 	defer stop()
 	if feed.Reactions != nil {
@@ -54,8 +64,9 @@ func TestWritePathFeedShowsAWriteThroughTheAPIServer(t *testing.T) {
 				continue // the API server's own writes
 			}
 			if w.Verb != "create" || w.Resource != "configmaps" || w.Key != "/registry/configmaps/default/seen" ||
-				cm.ResourceVersion != strconv.FormatInt(w.Revision, 10) || len(w.Stages) == 0 || w.User != "admin" {
-				t.Errorf("the write on the feed: %+v, want admin's create of configmaps/default/seen at %s", w, cm.ResourceVersion)
+				cm.ResourceVersion != strconv.FormatInt(w.Revision, 10) || len(w.Admission) == 0 || w.User != kube.AdminUser ||
+				w.Decision != "allow" || w.RefusedAt != "" || w.Encoding != "protobuf" {
+				t.Errorf("the write on the feed: %+v, want the admin's create of configmaps/default/seen at %s through admission", w, cm.ResourceVersion)
 			}
 			return
 		case <-ctx.Done():

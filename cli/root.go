@@ -2,9 +2,22 @@ package cli
 
 import (
 	"github.com/etcdscope/etcdscope/demo"
+	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/etcdscope/etcdscope/ui"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
+
+// Kubernetes' component packages linked in for the bundled control plane
+// register flags of their own on pflag's global set at init (verflag's
+// --version, of a type of its own, among them), and cobra merges that set
+// into every command. The commands here take only their own flags; the
+// in-process components parse theirs from flag sets of their own
+// (embedded/kube). Packages init before this one, so the set is replaced
+// after they have written to it.
+func init() {
+	pflag.CommandLine = pflag.NewFlagSet("etcdscope", pflag.ContinueOnError)
+}
 
 // newRoot is the command tree: the root command runs the TUI, and every
 // subcommand shares the connection flags.
@@ -33,8 +46,9 @@ with --db it reads an offline etcd data file.`,
 	conn := persistentConn(root)
 	root.Flags().IntVar(&flags.members, "members", 0, "members of the bundled etcd cluster (default 3, or as many as --data-dir holds)")
 	root.Flags().IntVar(&flags.tailBuffer, "tail-buffer", ui.DefaultTailBuffer, "events the tail keeps; older ones are dropped, and counted in the header")
-	root.Flags().StringVar(&flags.demo, "demo", string(demo.Calm), "bundled mode: the simulated control plane's load, calm, busy, or off (API server only)")
+	root.Flags().StringVar(&flags.demo, "demo", string(demo.Calm), "bundled mode: the simulated kubelets' and add-ons' scripted load, calm, busy, or off (the control plane only, nothing simulated)")
 	root.Flags().IntVar(&flags.demoNodes, "demo-nodes", 3, "bundled mode: nodes (kubelets) of the simulated control plane")
+	root.Flags().DurationVar(&flags.compaction, "compaction-interval", controlplane.DefaultCompactionInterval, "bundled mode: how often kube-apiserver compacts etcd's history (its --etcd-compaction-interval); 0 turns it off")
 	conn.decoding.register(root.Flags())
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runExplorer(cmd.Context(), conn, flags)

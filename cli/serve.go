@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/etcdscope/etcdscope/demo"
 	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/spf13/cobra"
@@ -11,6 +13,7 @@ import (
 
 func newServeCmd(conn *connFlags) *cobra.Command {
 	var opts controlplane.Options
+	var profile string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the bundled etcd cluster headless until interrupted",
@@ -19,10 +22,13 @@ paste into a shell so that etcdctl (and etcdscope) reach it, and runs until
 SIGINT or SIGTERM. Data lives in --data-dir, kept on exit, or in a temporary
 directory removed on exit.
 
-With --apiserver it also runs the built-in Kubernetes API server in front of
-the cluster, on a free loopback port, writes a kubeconfig with an admin and a
-read-only viewer user into the data dir, and adds KUBECONFIG to the line, so
-that kubectl reaches it too.`,
+With --apiserver it also runs Kubernetes' own control plane in front of the
+cluster, in this process: kube-apiserver on a free loopback port,
+kube-controller-manager and kube-scheduler. It writes a kubeconfig with an
+admin and a read-only viewer user into the data dir, and adds KUBECONFIG to
+the line, so that kubectl reaches it too. --demo adds the simulated kubelets
+and add-ons and a scripted load (calm or busy). What fails while it serves
+is printed to stderr, and it serves on.`,
 		Args:        cobra.NoArgs,
 		Annotations: map[string]string{stopsOnSignal: "yes"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -34,12 +40,23 @@ that kubectl reaches it too.`,
 				return fmt.Errorf("serve runs the bundled cluster: drop --endpoints and --db")
 			}
 			opts.Cluster.DataDir = conn.dataDir
+			opts.EncryptionConfig = conn.decoding.encryptionConfig
+			if opts.Demo, err = demo.ParseProfile(profile); err != nil {
+				return err
+			}
+			if opts.Demo != demo.Off && !opts.APIServer {
+				return fmt.Errorf("--demo=%s runs on the control plane: add --apiserver", profile)
+			}
+			opts.CaptureStderr = opts.APIServer
 			return serve(cmd, opts)
 		},
 	}
 	cmd.Flags().IntVar(&opts.Cluster.Members, "members", 0, "etcd members to run (default 3, or as many as --data-dir holds)")
 	cmd.Flags().BoolVar(&opts.Cluster.TLS, "tls", false, "serve clients over TLS with a throwaway CA and client certificate written to the data dir")
-	cmd.Flags().BoolVar(&opts.APIServer, "apiserver", false, "also run the built-in Kubernetes API server and write a kubeconfig for it into the data dir")
+	cmd.Flags().BoolVar(&opts.APIServer, "apiserver", false, "also run Kubernetes' control plane (kube-apiserver, kube-controller-manager, kube-scheduler) and write a kubeconfig for it into the data dir")
+	cmd.Flags().StringVar(&profile, "demo", string(demo.Off), "with --apiserver: the simulated kubelets' and add-ons' scripted load, calm, busy, or off (no simulated components)")
+	cmd.Flags().IntVar(&opts.Nodes, "demo-nodes", 3, "with --demo: nodes (kubelets) to simulate")
+	cmd.Flags().DurationVar(&opts.CompactionInterval, "compaction-interval", controlplane.DefaultCompactionInterval, "with --apiserver: how often kube-apiserver compacts etcd's history (its --etcd-compaction-interval); 0 turns it off")
 	return cmd
 }
 
@@ -51,16 +68,24 @@ func serve(cmd *cobra.Command, opts controlplane.Options) error {
 	}
 	defer cp.Close()
 	c, api := cp.Cluster(), cp.APIServer()
-	line := exportLine(c)
-	if opts.APIServer {
-		line += " KUBECONFIG=" + shellQuote(api.Kubeconfig)
-	}
-	fmt.Fprintln(cmd.OutOrStdout(), line)
 	fmt.Fprintf(cmd.ErrOrStderr(), "etcdscope: serving a %d-member etcd cluster, data in %s, etcd logs in %s; Ctrl-C stops it\n",
 		len(c.Members()), c.DataDir(), c.LogPath())
+	line := exportLine(c)
 	if opts.APIServer {
-		fmt.Fprintf(cmd.ErrOrStderr(), "etcdscope: Kubernetes API server at %s, kubeconfig %s, logs in %s\n", api.URL, api.Kubeconfig, api.Log)
+		// The line is for scripts: once it is out, kubectl works.
+		started := time.Now()
+		select {
+		case <-cp.Ready():
+		case err := <-cp.Errors():
+			return err
+		case <-ctx.Done():
+			return cp.Close()
+		}
+		line += " KUBECONFIG=" + shellQuote(api.Kubeconfig)
+		fmt.Fprintf(cmd.ErrOrStderr(), "etcdscope: kube-apiserver at %s ready (/readyz) after %.1fs, kubeconfig %s, control plane logs in %s\n",
+			api.URL, time.Since(started).Seconds(), api.Kubeconfig, api.Log)
 	}
+	fmt.Fprintln(cmd.OutOrStdout(), line)
 	// What fails while it serves is said, and it serves on: etcd may
 	// still be what the user came for.
 	for failures, ep := cp.Errors(), printerFor(cmd).ep; ctx.Err() == nil; {

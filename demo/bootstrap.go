@@ -7,7 +7,6 @@ import (
 	"github.com/etcdscope/etcdscope/decode"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,23 +17,19 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// The cluster's fixed addresses, kubeadm's defaults: the first address of
-// the service range is the kubernetes Service, the tenth is kube-dns.
+// kube-dns's address is the tenth of the service range, kubeadm's default.
 const (
-	kubernetesServiceIP = "10.96.0.1"
-	kubeDNSServiceIP    = "10.96.0.10"
-	apiServerIP         = "172.18.0.2" // the control-plane node's address, where kube-apiserver listens
-	apiServerPort       = 6443
-	storageClassName    = "standard"
-	csiDriver           = "csi.demo.etcdscope.io"
+	kubeDNSServiceIP = "10.96.0.10"
+	storageClassName = "standard"
+	csiDriver        = "csi.demo.etcdscope.io"
 )
 
 // bootstrap creates what kubeadm init and the addons leave in a fresh
-// cluster, where absent: the system namespaces, the kubernetes Service with
-// its Endpoints and EndpointSlice, CoreDNS, kube-proxy, the default
-// StorageClass, and the RBAC objects that bind them. The default
-// ServiceAccounts are left to the serviceaccount controller, as in a real
-// cluster.
+// cluster beyond what kube-apiserver makes itself (the system namespaces,
+// the kubernetes Service and its endpoints, the bootstrap RBAC policy),
+// where absent: CoreDNS, kube-proxy, the default StorageClass and its CSI
+// driver, and the RBAC objects that bind them. The default ServiceAccounts
+// are left to the serviceaccount controller, as in a real cluster.
 func bootstrap(ctx context.Context, c kubernetes.Interface) error {
 	for _, step := range bootstrapObjects() {
 		if err := step.create(ctx, c); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -75,31 +70,7 @@ func createService(ns string, svc *corev1.Service) createStep {
 }
 
 func bootstrapObjects() []createStep {
-	var steps []createStep
-	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
-		steps = append(steps, create("namespace "+ns, func(ctx context.Context, c kubernetes.Interface) (*corev1.Namespace, error) {
-			return c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, co)
-		}))
-	}
-	steps = append(steps,
-		createService("default", kubernetesService()),
-		create("endpoints default/kubernetes", func(ctx context.Context, c kubernetes.Interface) (*corev1.Endpoints, error) {
-			return c.CoreV1().Endpoints("default").Create(ctx, &corev1.Endpoints{ //nolint:staticcheck // kube-apiserver still writes it
-				ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Labels: map[string]string{"endpointslice.kubernetes.io/skip-mirror": "true"}},
-				Subsets: []corev1.EndpointSubset{{ //nolint:staticcheck
-					Addresses: []corev1.EndpointAddress{{IP: apiServerIP}},
-					Ports:     []corev1.EndpointPort{{Name: "https", Port: apiServerPort, Protocol: corev1.ProtocolTCP}},
-				}},
-			}, co)
-		}),
-		create("endpointslice default/kubernetes", func(ctx context.Context, c kubernetes.Interface) (*discoveryv1.EndpointSlice, error) {
-			return c.DiscoveryV1().EndpointSlices("default").Create(ctx, &discoveryv1.EndpointSlice{
-				ObjectMeta:  metav1.ObjectMeta{Name: "kubernetes", Labels: map[string]string{discoveryv1.LabelServiceName: "kubernetes"}},
-				AddressType: discoveryv1.AddressTypeIPv4,
-				Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{apiServerIP}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
-				Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To[int32](apiServerPort), Protocol: ptr.To(corev1.ProtocolTCP)}},
-			}, co)
-		}),
+	steps := []createStep{
 		create("storageclass standard", func(ctx context.Context, c kubernetes.Interface) (*storagev1.StorageClass, error) {
 			return c.StorageV1().StorageClasses().Create(ctx, &storagev1.StorageClass{
 				ObjectMeta:        metav1.ObjectMeta{Name: storageClassName, Annotations: map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}},
@@ -114,20 +85,13 @@ func bootstrapObjects() []createStep {
 				Spec:       storagev1.CSIDriverSpec{AttachRequired: ptr.To(false), PodInfoOnMount: ptr.To(false)},
 			}, co)
 		}),
-	)
+		create("serviceaccount kube-system/csi-provisioner", func(ctx context.Context, c kubernetes.Interface) (*corev1.ServiceAccount, error) {
+			return c.CoreV1().ServiceAccounts("kube-system").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "csi-provisioner"}}, co)
+		}),
+	}
 	steps = append(steps, coreDNSObjects()...)
 	steps = append(steps, kubeProxyObjects()...)
 	return append(steps, rbacObjects()...)
-}
-
-func kubernetesService() *corev1.Service {
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Labels: map[string]string{"component": "apiserver", "provider": "kubernetes"}},
-		Spec: corev1.ServiceSpec{
-			Type: corev1.ServiceTypeClusterIP, ClusterIP: kubernetesServiceIP, ClusterIPs: []string{kubernetesServiceIP},
-			Ports: []corev1.ServicePort{{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(apiServerPort)}},
-		},
-	}
 }
 
 const corefile = `.:53 {
@@ -258,8 +222,9 @@ func kubeProxyObjects() []createStep {
 	}
 }
 
-// rbacObjects are the few bindings kubeadm makes for its addons and its
-// admins, with the cluster roles they name.
+// rbacObjects are the bindings kubeadm makes for its addons and its admins,
+// and the CSI provisioner's, with the cluster roles the bootstrap policy
+// lacks.
 func rbacObjects() []createStep {
 	role := func(name string, rules ...rbacv1.PolicyRule) createStep {
 		return create("clusterrole "+name, func(ctx context.Context, c kubernetes.Interface) (*rbacv1.ClusterRole, error) {
@@ -278,17 +243,19 @@ func rbacObjects() []createStep {
 	}
 	read := []string{"get", "list", "watch"}
 	return []createStep{
-		role("cluster-admin", rbacv1.PolicyRule{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}},
-			rbacv1.PolicyRule{NonResourceURLs: []string{"*"}, Verbs: []string{"*"}}),
 		role("system:coredns",
 			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"endpoints", "services", "pods", "namespaces"}, Verbs: []string{"list", "watch"}},
 			rbacv1.PolicyRule{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"list", "watch"}}),
-		role("system:node-proxier",
-			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"endpoints", "services", "nodes"}, Verbs: read},
-			rbacv1.PolicyRule{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: read},
-			rbacv1.PolicyRule{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}}),
+		// The external-provisioner's role, as its deploy/kubernetes/rbac.yaml has it.
+		role("external-provisioner-runner",
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"persistentvolumes"}, Verbs: []string{"get", "list", "watch", "create", "patch", "delete"}},
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"persistentvolumeclaims"}, Verbs: []string{"get", "list", "watch", "update"}},
+			rbacv1.PolicyRule{APIGroups: []string{"storage.k8s.io"}, Resources: []string{"storageclasses", "csinodes"}, Verbs: read},
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: read},
+			rbacv1.PolicyRule{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"list", "watch", "create", "update", "patch"}}),
 		binding("kubeadm:cluster-admins", "cluster-admin", rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "kubeadm:cluster-admins"}),
 		binding("system:coredns", "system:coredns", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "coredns", Namespace: "kube-system"}),
 		binding("kubeadm:node-proxier", "system:node-proxier", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "kube-proxy", Namespace: "kube-system"}),
+		binding("csi-provisioner-role", "external-provisioner-runner", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: "csi-provisioner", Namespace: "kube-system"}),
 	}
 }

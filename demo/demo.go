@@ -36,32 +36,35 @@ func ParseProfile(s string) (Profile, error) {
 	return "", fmt.Errorf("--demo=%s: want calm, busy or off", s)
 }
 
-// User is an identity the demo acts as; the API server must accept a token
-// for each. ReadOnly users only get, list and watch.
+// User is an identity the demo acts as, with the groups the API server
+// must authenticate it in; what it may do is RBAC's and the Node
+// authorizer's business, as in a kubeadm cluster.
 type User struct {
-	Name     string
-	ReadOnly bool
+	Name   string
+	Groups []string
 }
 
-// The users of the components, as kubeadm's clusters name them.
+// The users of the simulated components, as kubeadm's clusters name them.
 const (
-	controllerManagerUser = "system:kube-controller-manager"
-	schedulerUser         = "system:kube-scheduler"
-	proxyUser             = "system:kube-proxy"
-	coreDNSUser           = "system:serviceaccount:kube-system:coredns"
-	provisionerUser       = "system:serviceaccount:kube-system:csi-provisioner"
-	// scriptUser is who runs the load script: the admin of a kubeadm cluster.
-	scriptUser = "kubernetes-admin"
+	proxyUser       = "system:kube-proxy"
+	coreDNSUser     = "system:serviceaccount:kube-system:coredns"
+	provisionerUser = "system:serviceaccount:kube-system:csi-provisioner"
+	// ScriptUser is who writes the bootstrap objects and runs the load
+	// script: the admin of a kubeadm cluster, in system:masters.
+	ScriptUser = "kubernetes-admin"
 )
 
 func nodeUser(node string) string { return "system:node:" + node }
 
-// Users lists every identity a demo of n nodes acts as.
+// Users lists every identity a demo of n nodes acts as: the kubelets in
+// system:nodes (the Node authorizer's and NodeRestriction's group), the
+// rest as themselves, bound by the bootstrap policy (kube-proxy) or by
+// the bootstrap objects (CoreDNS, the CSI provisioner). ScriptUser is the
+// cluster's admin and is not among them.
 func Users(nodes int) []User {
-	us := []User{{Name: controllerManagerUser}, {Name: schedulerUser}, {Name: provisionerUser}, {Name: scriptUser},
-		{Name: proxyUser, ReadOnly: true}, {Name: coreDNSUser, ReadOnly: true}}
+	us := []User{{Name: provisionerUser}, {Name: proxyUser}, {Name: coreDNSUser}}
 	for i := range nodes {
-		us = append(us, User{Name: nodeUser(nodeName(i))})
+		us = append(us, User{Name: nodeUser(nodeName(i)), Groups: []string{"system:nodes"}})
 	}
 	return us
 }
@@ -116,7 +119,7 @@ func Start(ctx context.Context, opts Options) (*Demo, error) {
 	runCtx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
 	d.cancel = cancel
 	c := clients{config: opts.Config}
-	admin, err := c.forUser(scriptUser, "kubectl")
+	admin, err := c.forUser(ScriptUser, "kubectl")
 	if err != nil {
 		cancel()
 		return nil, err
@@ -126,7 +129,7 @@ func Start(ctx context.Context, opts Options) (*Demo, error) {
 		return nil, fmt.Errorf("bootstrap objects: %w", err)
 	}
 	starters := []func(context.Context, clients) error{
-		d.runControllerManager, d.runScheduler, d.runProvisioner, d.runKubeProxies, d.runCoreDNS,
+		d.runProvisioner, d.runKubeProxies, d.runCoreDNS,
 	}
 	for i := range opts.Nodes {
 		starters = append(starters, func(ctx context.Context, c clients) error { return d.runKubelet(ctx, c, nodeName(i), i) })

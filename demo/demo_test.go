@@ -56,8 +56,8 @@ func TestBootstrapObjectsAreStoredAsKubeAPIServerStoresThem(t *testing.T) {
 		// what the components write once they run
 		"/registry/serviceaccounts/default/default", "/registry/serviceaccounts/kube-system/default",
 		"/registry/serviceaccounts/kube-public/default", "/registry/serviceaccounts/kube-node-lease/default",
-		"/registry/leases/kube-system/kube-controller-manager", "/registry/leases/kube-system/kube-scheduler",
 		"/registry/replicasets/kube-system/", "/registry/controllerrevisions/kube-system/",
+		"/registry/serviceaccounts/kube-system/csi-provisioner", "/registry/clusterrolebindings/csi-provisioner-role",
 	}
 	for i := range 3 {
 		keys = append(keys, "/registry/minions/"+nodeName(i), "/registry/leases/kube-node-lease/"+nodeName(i))
@@ -242,8 +242,7 @@ func TestLeasesAreRenewedAtTheirPeriod(t *testing.T) {
 		period time.Duration
 	}{
 		{"/registry/leases/kube-node-lease/node-1", nodeLeaseRenew},
-		{"/registry/leases/kube-system/kube-controller-manager", retryPeriod},
-		{"/registry/leases/kube-system/kube-scheduler", retryPeriod},
+		{"/registry/leases/kube-node-lease/node-2", nodeLeaseRenew},
 	} {
 		t.Run(c.key, func(t *testing.T) {
 			t.Parallel()

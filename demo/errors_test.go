@@ -16,7 +16,7 @@ import (
 func TestAComponentThatFailsIsReported(t *testing.T) {
 	heard := make(chan error, 64) // more than the components: OnError never waits
 	broken := func(user string) *rest.Config {
-		if user == scriptUser {
+		if user == ScriptUser {
 			return configFor(user)
 		}
 		return &rest.Config{Host: "http://[::1"} // not a URL

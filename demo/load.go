@@ -32,7 +32,7 @@ func pace(p Profile) (every time.Duration, lanes, replicas int) {
 // pod, a ConfigMap edit, a Job; then the namespace of the cycle before is
 // deleted, and the next cycle starts.
 func runScript(ctx context.Context, c clients, p Profile) error {
-	client, err := c.forUser(scriptUser, "kubectl")
+	client, err := c.forUser(ScriptUser, "kubectl")
 	if err != nil {
 		return err
 	}

@@ -2,35 +2,30 @@ package demo
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/etcdscope/etcdscope/embedded"
-	"github.com/etcdscope/etcdscope/embedded/apiserver"
+	"github.com/etcdscope/etcdscope/embedded/kube"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 )
 
-// One cluster, API server and demo (no script: the tests are the user)
-// serve every test: starting them takes seconds.
+// One cluster, control plane and demo (no script: the tests are the user)
+// serve every test: starting them takes seconds, and kube-controller-manager
+// runs once per process.
 var (
 	testCluster *embedded.Cluster
-	testServer  *apiserver.Server
+	testCP      *kube.ControlPlane
 	testDemo    *Demo
-	testTokens  = map[string]string{}
 )
 
 func TestMain(m *testing.M) {
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
 	os.Exit(runMain(m))
 }
 
@@ -41,28 +36,27 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	if testCluster, err = embedded.Start(ctx, embedded.Options{DataDir: filepath.Join(dir, "etcd")}); err != nil {
 		fmt.Fprintln(os.Stderr, "start etcd:", err)
 		return 1
 	}
 	defer testCluster.Close()
-	var tokens []apiserver.Token
-	for _, u := range append([]User{{Name: "admin"}}, Users(3)...) {
-		tok := rand.Text()
-		testTokens[u.Name] = tok
-		group := apiserver.AdminGroup
-		if u.ReadOnly {
-			group = apiserver.ViewerGroup
-		}
-		tokens = append(tokens, apiserver.Token{Token: tok, User: u.Name, UID: u.Name, Groups: []string{group}})
+	var users []kube.User
+	for _, u := range Users(3) {
+		users = append(users, kube.User{Name: u.Name, Groups: u.Groups})
 	}
-	if testServer, err = apiserver.Start(ctx, apiserver.Options{Etcd: etcdConfig(), Log: io.Discard, Tokens: tokens}); err != nil {
-		fmt.Fprintln(os.Stderr, "start apiserver:", err)
+	testCP, err = kube.Start(ctx, kube.Options{Dir: filepath.Join(dir, "kubernetes"), Etcd: kube.Etcd{Endpoints: testCluster.Endpoints()}, Users: users})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start the control plane:", err)
 		return 1
 	}
-	defer testServer.Close()
+	defer testCP.Close()
+	if err := testCP.WaitReady(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if testDemo, err = Start(ctx, Options{Config: configFor, Nodes: 3, Profile: Off}); err != nil {
 		fmt.Fprintln(os.Stderr, "start demo:", err)
 		return 1
@@ -76,7 +70,13 @@ func runMain(m *testing.M) int {
 	return code
 }
 
-func configFor(user string) *rest.Config { return testServer.RESTConfig(testTokens[user]) }
+// configFor is user's client configuration; "admin" is the cluster's admin.
+func configFor(user string) *rest.Config {
+	if user == "admin" {
+		user = kube.AdminUser
+	}
+	return testCP.RESTConfig(user)
+}
 
 func etcdConfig() clientv3.Config {
 	cfg, err := testCluster.ClientConfig()

@@ -20,10 +20,10 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// provisioner is dynamic provisioning through a CSI driver, as the
-// external-provisioner sidecar and the PV controller do it between them: a
-// claim of the standard class gets a PersistentVolume made for it, and both
-// are bound; a volume whose claim is gone is deleted (reclaim policy Delete).
+// provisioner is the external-provisioner sidecar of a CSI driver: a claim
+// of the standard class gets a PersistentVolume made for it (pre-bound to
+// the claim, which kube-controller-manager's PV controller then binds),
+// and a volume released by its claim is deleted (reclaim policy Delete).
 type provisioner struct {
 	client   kubernetes.Interface
 	claims   corelisters.PersistentVolumeClaimLister
@@ -109,48 +109,23 @@ func (p *provisioner) syncClaim(ctx context.Context, key string) error {
 		return nil
 	}
 	pvName := "pvc-" + string(claim.UID)
-	pv, err := p.volumes.Get(pvName)
+	_, err = p.volumes.Get(pvName)
 	if apierrors.IsNotFound(err) {
 		p.recorder.Eventf(claim, corev1.EventTypeNormal, "Provisioning", "External provisioner is provisioning volume for claim %q", key)
-		if pv, err = p.client.CoreV1().PersistentVolumes().Create(ctx, volumeFor(claim, pvName), metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
-			pv, err = p.client.CoreV1().PersistentVolumes().Get(ctx, pvName, metav1.GetOptions{})
+		_, err = p.client.CoreV1().PersistentVolumes().Create(ctx, volumeFor(claim, pvName), metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			return nil
 		}
-		if err != nil {
-			return err
-		}
-		p.recorder.Eventf(claim, corev1.EventTypeNormal, "ProvisioningSucceeded", "Successfully provisioned volume %s", pvName)
-	}
-	if err != nil {
-		return err
-	}
-	if pv.Status.Phase != corev1.VolumeBound {
-		pv = pv.DeepCopy()
-		pv.Status.Phase = corev1.VolumeBound
-		if _, err := p.client.CoreV1().PersistentVolumes().UpdateStatus(ctx, pv, metav1.UpdateOptions{}); err != nil {
-			return err
+		if err == nil {
+			p.recorder.Eventf(claim, corev1.EventTypeNormal, "ProvisioningSucceeded", "Successfully provisioned volume %s", pvName)
 		}
 	}
-	// The PV controller's bindClaimToVolume, then its status update.
-	claim = claim.DeepCopy()
-	if claim.Spec.VolumeName != pvName {
-		claim.Spec.VolumeName = pvName
-		metav1.SetMetaDataAnnotation(&claim.ObjectMeta, "pv.kubernetes.io/bind-completed", "yes")
-		metav1.SetMetaDataAnnotation(&claim.ObjectMeta, "pv.kubernetes.io/bound-by-controller", "yes")
-		if claim, err = p.client.CoreV1().PersistentVolumeClaims(ns).Update(ctx, claim, metav1.UpdateOptions{}); err != nil {
-			return err
-		}
-	}
-	claim.Status.Phase = corev1.ClaimBound
-	claim.Status.AccessModes = pv.Spec.AccessModes
-	claim.Status.Capacity = pv.Spec.Capacity
-	_, err = p.client.CoreV1().PersistentVolumeClaims(ns).UpdateStatus(ctx, claim, metav1.UpdateOptions{})
 	return err
 }
 
 func volumeFor(claim *corev1.PersistentVolumeClaim, name string) *corev1.PersistentVolume {
 	return &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{"pv.kubernetes.io/provisioned-by": csiDriver},
-			Finalizers: []string{"kubernetes.io/pv-protection"}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{"pv.kubernetes.io/provisioned-by": csiDriver}},
 		Spec: corev1.PersistentVolumeSpec{
 			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: claim.Spec.Resources.Requests[corev1.ResourceStorage]},
 			AccessModes:                   claim.Spec.AccessModes,
@@ -166,25 +141,17 @@ func volumeFor(claim *corev1.PersistentVolumeClaim, name string) *corev1.Persist
 	}
 }
 
-// syncVolume deletes a provisioned volume whose claim is gone: the
-// reclaim policy is Delete. The pv-protection finalizer is removed first,
-// as the pv-protection controller does once no claim uses the volume.
+// syncVolume deletes a provisioned volume the PV controller released (its
+// claim is gone; the reclaim policy is Delete), as the external
+// provisioner does. The pv-protection controller then removes its
+// finalizer, and the object goes.
 func (p *provisioner) syncVolume(ctx context.Context, name string) error {
 	pv, err := p.volumes.Get(name)
 	if apierrors.IsNotFound(err) || err != nil || pv.Spec.ClaimRef == nil || pv.Annotations["pv.kubernetes.io/provisioned-by"] != csiDriver {
 		return nil
 	}
-	ref := pv.Spec.ClaimRef
-	claim, err := p.claims.PersistentVolumeClaims(ref.Namespace).Get(ref.Name)
-	if err == nil && claim.UID == ref.UID {
+	if pv.Status.Phase != corev1.VolumeReleased || pv.DeletionTimestamp != nil {
 		return nil
-	}
-	if len(pv.Finalizers) > 0 {
-		pv = pv.DeepCopy()
-		pv.Finalizers = nil
-		if _, err := p.client.CoreV1().PersistentVolumes().Update(ctx, pv, metav1.UpdateOptions{}); err != nil {
-			return err
-		}
 	}
 	err = p.client.CoreV1().PersistentVolumes().Delete(ctx, name, metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {

@@ -39,23 +39,22 @@ func startOn(t *testing.T, w, h int, opts Options) *teatest.TestModel {
 	return teatest.NewTestModel(t, New(ctx, opts), teatest.WithInitialTermSize(w, h))
 }
 
-// fixtureFeed is a write trace of two writes, one of them refused, seen by
-// one watcher, on a three-member cluster.
+// fixtureFeed is two writes as kube-apiserver's hooks report them, on a
+// three-member cluster: the viewer's create, refused at authorization, and
+// the admin's create of a claim that two of the admission plugins that ran
+// changed, committed at revision 13 and seen by the CSI provisioner.
 func fixtureFeed() writepath.Feed {
-	stages := func(etcd time.Duration) []writepath.Stage {
-		return []writepath.Stage{
-			{Name: "authn", Duration: 2 * time.Microsecond}, {Name: "authz", Duration: 3 * time.Microsecond},
-			{Name: "mutate", Duration: 12 * time.Microsecond}, {Name: "validate", Duration: 45 * time.Microsecond},
-			{Name: "encode", Duration: 20 * time.Microsecond}, {Name: "etcd txn", Duration: etcd},
-		}
-	}
 	writes := make(chan writepath.Write, 2)
-	writes <- writepath.Write{Verb: "create", Resource: "configmaps", Namespace: "default", Name: "settings", User: "kubernetes-admin",
-		Code: 409, Stages: stages(0)[:5]}
-	writes <- writepath.Write{Verb: "update", Resource: "pods/status", Namespace: "default", Name: "web-0", User: "system:node:node-1",
-		Key: "/registry/pods/default/web-0", Revision: 13, Code: 200, Stages: stages(3 * time.Millisecond)}
+	writes <- writepath.Write{Duration: 800 * time.Microsecond, Verb: "create", Resource: "configmaps", Namespace: "default",
+		User: "etcdscope-viewer", Groups: []string{"etcdscope:viewers", "system:authenticated"}, Authentication: "x509 client certificate",
+		Decision: "forbid", Code: 403, RefusedAt: "authorization",
+		Why: `configmaps is forbidden: User "etcdscope-viewer" cannot create resource "configmaps" in API group "" in the namespace "default"`}
+	writes <- writepath.Write{Duration: 3200 * time.Microsecond, Verb: "create", Resource: "persistentvolumeclaims", Namespace: "default", Name: "data",
+		User: "kubernetes-admin", Groups: []string{"system:masters", "system:authenticated"}, Authentication: "x509 client certificate",
+		Decision: "allow", Admission: claimAdmission(), Key: "/registry/persistentvolumeclaims/default/data", Encoding: "protobuf",
+		Revision: 13, Code: 201}
 	reactions := make(chan writepath.Reaction, 1)
-	reactions <- writepath.Reaction{Revision: 13, Component: "endpointslice controller"}
+	reactions <- writepath.Reaction{Revision: 13, Component: "csi-provisioner", Event: "ADDED", Resource: "persistentvolumeclaims"}
 	return writepath.Feed{Writes: writes, Reactions: reactions, Members: func() []writepath.Member {
 		return []writepath.Member{
 			{Name: "etcd-0", Running: true, Leader: true, Applied: 40},
@@ -63,6 +62,24 @@ func fixtureFeed() writepath.Feed {
 			{Name: "etcd-2", Running: true, Applied: 39},
 		}
 	}}
+}
+
+// claimAdmission is the admission plugins of kube-apiserver's default set
+// that handle a create, in the order they run: DefaultStorageClass sets the
+// claim's class and StorageObjectInUseProtection adds its finalizer.
+func claimAdmission() []writepath.Admission {
+	var steps []writepath.Admission
+	for _, p := range []string{"NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition", "Priority",
+		"DefaultTolerationSeconds", "DefaultStorageClass", "StorageObjectInUseProtection", "RuntimeClass", "DefaultIngressClass",
+		"MutatingAdmissionWebhook"} {
+		changes := p == "DefaultStorageClass" || p == "StorageObjectInUseProtection"
+		steps = append(steps, writepath.Admission{Plugin: p, Phase: "mutating", Duration: 6 * time.Microsecond, Mutated: changes})
+	}
+	for _, p := range []string{"LimitRanger", "ServiceAccount", "PodSecurity", "Priority", "RuntimeClass", "CertificateApproval",
+		"CertificateSigning", "CertificateSubjectRestriction", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook", "ResourceQuota"} {
+		steps = append(steps, writepath.Admission{Plugin: p, Phase: "validating", Duration: 4 * time.Microsecond})
+	}
+	return steps
 }
 
 func typeText(tm *teatest.TestModel, s string) {
@@ -140,7 +157,7 @@ func TestGoldenScreens(t *testing.T) {
 		}},
 		{"writepath", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			typeText(tm, "5")
-			waitScreen(t, tm, "committed at revision 13", "endpointslice controller")
+			waitScreen(t, tm, "committed at revision 13", "csi-provisioner")
 		}},
 		{"help", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			typeText(tm, "?")

@@ -12,15 +12,28 @@ import (
 	"github.com/etcdscope/etcdscope/ui/writepath"
 )
 
-// hostileFeed is a write trace whose request, user, watchers and members
-// hold uitest.Hostile: a refused write's name is whatever the request said.
+// hostileFeed is two writes whose every string holds uitest.Hostile, as
+// anyone who may send a request can make them (a refused write's name is
+// whatever the request said): one refused, then one committed and received
+// by a watcher whose name holds it too, on members whose names do.
 func hostileFeed() writepath.Feed {
 	h := uitest.Hostile
-	writes := make(chan writepath.Write, 1)
-	writes <- writepath.Write{Verb: "update" + h, Resource: "configmaps" + h, Namespace: "default" + h, Name: "motd" + h,
-		User: "mallory" + h, Key: uitest.MotdKey + h, Revision: 13, Code: 200, Stages: []writepath.Stage{
-			{Name: "authn" + h, Duration: 2 * time.Microsecond}, {Name: "etcd txn", Duration: time.Millisecond},
-		}}
+	hostileWrite := func(code int, rev int64) writepath.Write {
+		return writepath.Write{Duration: time.Millisecond, Verb: "update" + h, Resource: "configmaps" + h, Namespace: "default" + h,
+			Name: "motd" + h, User: "mallory" + h, Groups: []string{"devs" + h, "system:authenticated" + h},
+			Authentication: "x509" + h, Decision: "allow" + h, Reason: "RBAC" + h,
+			Admission: []writepath.Admission{
+				{Plugin: "Mutator" + h, Phase: "mutating" + h, Mutated: true, Refusal: "no" + h},
+				{Plugin: "Validator" + h, Phase: "validating" + h, Refusal: "no" + h},
+			},
+			Webhooks: []string{"hook: " + h, "policy: " + h}, Key: uitest.MotdKey + h, Encoding: "protobuf" + h,
+			Revision: rev, Code: code}
+	}
+	refused := hostileWrite(403, 0)
+	refused.RefusedAt, refused.Why = "authorization"+h, "forbidden"+h
+	writes := make(chan writepath.Write, 2)
+	writes <- refused
+	writes <- hostileWrite(200, 13)
 	reactions := make(chan writepath.Reaction, 1)
 	reactions <- writepath.Reaction{Revision: 13, Component: "controller" + h, Detail: h}
 	return writepath.Feed{Writes: writes, Reactions: reactions, Note: "kubeconfig " + h, Members: func() []writepath.Member {
@@ -98,8 +111,15 @@ func hostileScreens() []screen {
 		}, []string{`etcd-0\x1b]0;pwned\x07`, `dial: \x1b]0;pwned\x07`, `fixture \x1b]0;pwned\x07`}},
 		{"write path", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			typeText(tm, "5")
-			waitScreen(t, tm, "committed at revision 13")
-		}, []string{`mallory\x1b]0;pwned\x07`, `controller\x1b]0;pwned\x07`}},
+			waitScreen(t, tm, "revision 13 reached")
+		}, []string{`mallory\x1b]0;pwned\x07`, `allow\x1b]0;pwned\x07`, `mutating\x1b]0;pwned\x07`, `hook: \x1b]0;pwned\x07`,
+			`protobuf\x1b]0;pwned\x07`, `controller\x1b]0;pwned\x07`}},
+		{"write path refusal", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+			typeText(tm, "5")
+			waitScreen(t, tm, "revision 13 reached")
+			typeText(tm, "j")
+			waitScreen(t, tm, "refused at")
+		}, []string{`403 authorization\x1b]0;pwn`, `validating\x1b]0;pwned\x07`, `  authorization\x1b]0;pwned\x07`}},
 		{"help", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			typeText(tm, "?")
 			waitScreen(t, tm, "command line")

@@ -1,43 +1,55 @@
 // Package controlplane starts and stops the bundled control plane as one
-// piece: the etcd members (package embedded), the built-in Kubernetes API
-// server in front of them (embedded/apiserver) with its kubeconfig, and the
-// simulated components that act through it (demo), each logging to a file
-// of its own in the cluster's data dir. The TUI and serve both run it; what
-// fails once it runs comes out of Errors.
+// piece: the etcd members (package embedded), Kubernetes' own control plane
+// in front of them (embedded/kube: kube-apiserver, kube-controller-manager,
+// kube-scheduler) with its kubeconfig, and the simulated kubelets and
+// add-ons that act through it (demo), each logging to a file of its own in
+// the cluster's data dir. The TUI and serve both run it; what fails once it
+// runs comes out of Errors.
 package controlplane
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/etcdscope/etcdscope/demo"
 	"github.com/etcdscope/etcdscope/embedded"
-	"github.com/etcdscope/etcdscope/embedded/apiserver"
 	"github.com/etcdscope/etcdscope/embedded/fanout"
-	"k8s.io/client-go/rest"
+	"github.com/etcdscope/etcdscope/embedded/kube"
 )
 
 // Options say what runs.
 type Options struct {
 	// Cluster is the etcd cluster: members, data dir, TLS.
 	Cluster embedded.Options
-	// APIServer runs the built-in API server on a free loopback port.
+	// APIServer runs Kubernetes' control plane on the cluster.
 	APIServer bool
-	// Demo is the load of the simulated components. They act through the
-	// API server, which runs with them; "" and demo.Off run none.
+	// Demo is the load of the simulated components, which act through the
+	// control plane (run with them); "" and demo.Off run none.
 	Demo demo.Profile
 	// Nodes is the demo's number of kubelets; 0 means 3.
 	Nodes int
+	// CompactionInterval is kube-apiserver's --etcd-compaction-interval;
+	// 0 turns its compaction off.
+	CompactionInterval time.Duration
+	// EncryptionConfig is kube-apiserver's --encryption-provider-config.
+	EncryptionConfig string
+	// CaptureStderr sends what the control plane's libraries write to file
+	// descriptor 2 into its log (see captureStderr): for a process that
+	// draws on the terminal, or prints there what it means to.
+	CaptureStderr bool
 }
 
-// APIServer is where the built-in API server serves, the kubeconfig that
-// reaches it (an admin and a read-only viewer context, the admin's
-// current) and its log.
+// DefaultCompactionInterval is kube-apiserver's default.
+const DefaultCompactionInterval = 5 * time.Minute
+
+// APIServer is where kube-apiserver serves, the kubeconfig that reaches it
+// (an admin and a read-only viewer context, the admin's current) and the
+// control plane's log.
 type APIServer struct {
 	URL, Kubeconfig, Log string
 }
@@ -45,16 +57,20 @@ type APIServer struct {
 // ControlPlane is a running bundled control plane.
 type ControlPlane struct {
 	cluster *embedded.Cluster
-	api     *apiserver.Server // nil without Options.APIServer
+	kube    *kube.ControlPlane // nil without Options.APIServer
 	apiInfo APIServer
-	demo    *demo.Demo // nil without Options.Demo
+	demo    *demo.Demo // nil until the demo started
 	// reactions fans out what the demo reports to its one OnReaction.
 	reactions fanout.Hub[demo.Reaction]
+	runDemo   bool
 	logs      []*os.File
+	// restoreStderr undoes Options.CaptureStderr; nil without it.
+	restoreStderr func()
 
 	errs    chan error
 	closing chan struct{}
 	watch   sync.WaitGroup
+	demoMu  sync.Mutex
 	once    sync.Once
 	err     error
 }
@@ -63,93 +79,108 @@ type ControlPlane struct {
 // there yet: each component fails once, and there are a handful.
 const errorBuffer = 32
 
-// Start starts the etcd members, then the API server, then the demo, and
-// returns when each is ready: the members serve, the API server answers
-// /readyz, the demo's bootstrap objects are written. ctx bounds the start
-// only. On an error, what started is stopped again.
+// Start starts the etcd members and returns once they serve. With
+// Options.APIServer or a demo it has also started Kubernetes' control
+// plane, which becomes ready on its own (Ready); the demo starts once it
+// is. ctx bounds the start of the members. On an error, what started is
+// stopped again.
 func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	c, err := embedded.Start(ctx, opts.Cluster)
 	if err != nil {
 		return nil, err
 	}
 	cp := &ControlPlane{cluster: c, errs: make(chan error, errorBuffer), closing: make(chan struct{})}
-	runDemo := opts.Demo != "" && opts.Demo != demo.Off
-	if !opts.APIServer && !runDemo {
+	cp.runDemo = opts.Demo != "" && opts.Demo != demo.Off
+	if !opts.APIServer && !cp.runDemo {
 		return cp, nil
 	}
 	nodes := opts.Nodes
 	if nodes <= 0 {
 		nodes = 3
 	}
-	tokens := map[string]string{}
-	list := []apiserver.Token{
-		{Token: rand.Text(), User: "admin", UID: "admin", Groups: []string{apiserver.AdminGroup}},
-		{Token: rand.Text(), User: "viewer", UID: "viewer", Groups: []string{apiserver.ViewerGroup}},
-	}
-	if runDemo {
-		for _, u := range demo.Users(nodes) {
-			group := apiserver.AdminGroup
-			if u.ReadOnly {
-				group = apiserver.ViewerGroup
-			}
-			tokens[u.Name] = rand.Text()
-			list = append(list, apiserver.Token{Token: tokens[u.Name], User: u.Name, UID: u.Name, Groups: []string{group}})
-		}
-	}
-	if err := cp.startAPIServer(ctx, list); err != nil {
+	if err := cp.startKube(ctx, opts, nodes); err != nil {
 		return nil, errors.Join(err, cp.Close())
 	}
-	if runDemo {
-		if err := cp.startDemo(ctx, opts.Demo, nodes, tokens); err != nil {
-			return nil, errors.Join(err, cp.Close())
-		}
-	}
+	cp.watch.Go(func() { cp.runWhenReady(opts.Demo, nodes) })
 	return cp, nil
 }
 
-// startAPIServer starts the API server on the cluster with tokens, writes
-// its kubeconfig into the data dir, and reports when it stops on its own.
-func (cp *ControlPlane) startAPIServer(ctx context.Context, tokens []apiserver.Token) error {
-	cfg, err := cp.cluster.ClientConfig()
+// startKube starts the control plane on the cluster, with an identity for
+// each of the demo's components, and writes the kubeconfig.
+func (cp *ControlPlane) startKube(ctx context.Context, opts Options, nodes int) error {
+	log, err := cp.openLog("kubernetes.log")
 	if err != nil {
 		return err
 	}
-	log, err := cp.openLog("apiserver.log")
-	if err != nil {
-		return err
-	}
-	if cp.api, err = apiserver.Start(ctx, apiserver.Options{Etcd: cfg, Log: log, Tokens: tokens}); err != nil {
-		return fmt.Errorf("start the API server: %w", err)
-	}
-	cp.apiInfo = APIServer{URL: cp.api.URL(), Kubeconfig: filepath.Join(cp.cluster.DataDir(), "kubeconfig"), Log: log.Name()}
-	if err := cp.api.WriteKubeconfig(cp.apiInfo.Kubeconfig); err != nil {
-		return err
-	}
-	cp.watch.Go(func() {
-		select {
-		case <-cp.closing:
-		case <-cp.api.Stopped():
-			select {
-			case <-cp.closing: // Close stopped it
-			default:
-				err := cp.api.Err()
-				if err == nil {
-					err = errors.New("it no longer serves")
-				}
-				cp.report(fmt.Errorf("the API server stopped: %w", err))
-			}
+	if opts.CaptureStderr {
+		if cp.restoreStderr, err = captureStderr(log); err != nil {
+			return err
 		}
+	}
+	var users []kube.User
+	if cp.runDemo {
+		for _, u := range demo.Users(nodes) {
+			users = append(users, kube.User{Name: u.Name, Groups: u.Groups})
+		}
+	}
+	etcd := kube.Etcd{Endpoints: cp.cluster.Endpoints()}
+	if f := cp.cluster.TLS(); f != nil {
+		etcd.CA, etcd.Cert, etcd.Key = f.CA, f.Cert, f.Key
+	}
+	cp.kube, err = kube.Start(ctx, kube.Options{
+		Dir:                filepath.Join(cp.cluster.DataDir(), "kubernetes"),
+		Etcd:               etcd,
+		CompactionInterval: opts.CompactionInterval,
+		EncryptionConfig:   opts.EncryptionConfig,
+		Log:                log,
+		Users:              users,
 	})
-	return nil
+	if err != nil {
+		return fmt.Errorf("start Kubernetes' control plane: %w", err)
+	}
+	cp.apiInfo = APIServer{URL: cp.kube.URL(), Kubeconfig: filepath.Join(cp.cluster.DataDir(), "kubeconfig"), Log: log.Name()}
+	return cp.kube.WriteKubeconfig(cp.apiInfo.Kubeconfig)
 }
 
-func (cp *ControlPlane) startDemo(ctx context.Context, profile demo.Profile, nodes int, tokens map[string]string) error {
+// runWhenReady starts the demo once the control plane is ready, and
+// reports the control plane's stop, until Close.
+func (cp *ControlPlane) runWhenReady(profile demo.Profile, nodes int) {
+	select {
+	case <-cp.closing:
+		return
+	case <-cp.kube.Stopped():
+		cp.report(fmt.Errorf("the control plane stopped: %w", cp.kube.Err()))
+		return
+	case <-cp.kube.Ready():
+	}
+	if cp.runDemo {
+		if err := cp.startDemo(profile, nodes); err != nil {
+			cp.report(err)
+		}
+	}
+	select {
+	case <-cp.closing:
+	case <-cp.kube.Stopped():
+		cp.report(fmt.Errorf("the control plane stopped: %w", cp.kube.Err()))
+	}
+}
+
+func (cp *ControlPlane) startDemo(profile demo.Profile, nodes int) error {
 	log, err := cp.openLog("demo.log")
 	if err != nil {
 		return err
 	}
-	cp.demo, err = demo.Start(ctx, demo.Options{
-		Config:     func(user string) *rest.Config { return cp.api.RESTConfig(tokens[user]) },
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	go func() { // Close cuts a bootstrap short
+		select {
+		case <-cp.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	d, err := demo.Start(ctx, demo.Options{
+		Config:     cp.kube.RESTConfig,
 		Nodes:      nodes,
 		Profile:    profile,
 		Log:        log,
@@ -158,6 +189,14 @@ func (cp *ControlPlane) startDemo(ctx context.Context, profile demo.Profile, nod
 	})
 	if err != nil {
 		return fmt.Errorf("start the demo: %w", err)
+	}
+	cp.demoMu.Lock()
+	defer cp.demoMu.Unlock()
+	select {
+	case <-cp.closing:
+		d.Close() // Close came during the start: it will not see this demo
+	default:
+		cp.demo = d
 	}
 	return nil
 }
@@ -181,54 +220,71 @@ func (cp *ControlPlane) report(err error) {
 	}
 }
 
-// Errors delivers each failure after Start: the API server stopping on
-// its own, a component of the demo stopping with an error. Close closes it.
+// Errors delivers each failure after Start: a component of the control
+// plane stopping on its own, a component of the demo stopping with an
+// error. Close closes it.
 func (cp *ControlPlane) Errors() <-chan error { return cp.errs }
+
+// Ready closes when kube-apiserver answers /readyz; nil when it does not
+// run.
+func (cp *ControlPlane) Ready() <-chan struct{} {
+	if cp.kube == nil {
+		return nil
+	}
+	return cp.kube.Ready()
+}
 
 // Cluster is the etcd cluster: its members, endpoints, TLS files, data dir
 // and log.
 func (cp *ControlPlane) Cluster() *embedded.Cluster { return cp.cluster }
 
-// APIServer says where the API server serves; zero when it does not run.
+// APIServer says where kube-apiserver serves; zero when it does not run.
 func (cp *ControlPlane) APIServer() APIServer { return cp.apiInfo }
 
-// Writes publishes the API server's write traces; nil when it does not run.
-func (cp *ControlPlane) Writes() *fanout.Hub[apiserver.WriteTrace] {
-	if cp.api == nil {
-		return nil
+// Writes delivers what kube-apiserver did with each write from now on,
+// until cancel; nil when it does not run.
+func (cp *ControlPlane) Writes(buffer int) (writes <-chan kube.Write, cancel func()) {
+	if cp.kube == nil {
+		return nil, func() {}
 	}
-	return cp.api.Writes()
+	return cp.kube.Writes(buffer)
 }
 
 // Reactions publishes what the demo's components saw of each write; nil
 // when the demo does not run.
 func (cp *ControlPlane) Reactions() *fanout.Hub[demo.Reaction] {
-	if cp.demo == nil {
+	if !cp.runDemo {
 		return nil
 	}
 	return &cp.reactions
 }
 
-// Close stops the demo first (its leaders release their Leases through the
-// API server), then the API server, then the members; a temporary data dir
-// goes with them. It may be called more than once.
+// Close stops the demo first (through the API server), then the control
+// plane, then the members; a temporary data dir goes with them. It may be
+// called more than once.
 func (cp *ControlPlane) Close() error {
 	cp.once.Do(func() {
 		close(cp.closing)
+		cp.demoMu.Lock()
 		if cp.demo != nil {
 			cp.demo.Close()
 		}
-		cp.reactions.Close()
+		cp.demoMu.Unlock()
 		var errs []error
-		if cp.api != nil {
-			errs = append(errs, cp.api.Close())
+		if cp.kube != nil {
+			errs = append(errs, cp.kube.Close())
 		}
 		cp.watch.Wait()
+		cp.reactions.Close()
 		close(cp.errs) // nothing reports any more: the demo and the watcher are done
+		errs = append(errs, cp.cluster.Close())
+		if cp.restoreStderr != nil {
+			cp.restoreStderr()
+		}
 		for _, f := range cp.logs {
 			errs = append(errs, f.Close())
 		}
-		cp.err = errors.Join(append(errs, cp.cluster.Close())...)
+		cp.err = errors.Join(errs...)
 	})
 	return cp.err
 }

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/etcdscope/etcdscope/demo"
 	"github.com/etcdscope/etcdscope/embedded"
+	"golang.org/x/sys/unix"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -25,12 +29,61 @@ func start(t *testing.T, opts Options) *ControlPlane {
 	return cp
 }
 
-// TestAPIServerThatStopsOnItsOwnIsReported runs the API server with its
-// kubeconfig, stops the server underneath the control plane, and expects
-// Errors to say so; Close then ends Errors and removes the temporary data
-// dir with the kubeconfig and the logs.
-func TestAPIServerThatStopsOnItsOwnIsReported(t *testing.T) {
-	cp := start(t, Options{Cluster: embedded.Options{Members: 1}, APIServer: true})
+// childEnv names the test a child process of the test binary runs.
+const childEnv = "CONTROLPLANE_TEST_CHILD"
+
+// inChild says whether this process is the child running t; runChild runs
+// t alone in one. kube-controller-manager runs once per process, so each
+// test that starts Kubernetes' control plane runs in a process of its own,
+// as etcdscope does.
+func inChild(t *testing.T) bool { return os.Getenv(childEnv) == t.Name() }
+
+func runChild(t *testing.T, env ...string) (output string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.v")
+	cmd.Env = append(append(os.Environ(), childEnv+"="+t.Name()), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("%s in its own process: %v\n%s", t.Name(), err, out)
+	}
+	return string(out)
+}
+
+// waitReady waits for kube-apiserver's /readyz, failing on an error first.
+func waitReady(t *testing.T, cp *ControlPlane) {
+	t.Helper()
+	select {
+	case <-cp.Ready():
+	case err := <-cp.Errors():
+		t.Fatalf("before ready: %v", err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the control plane was not ready within 2 minutes")
+	}
+}
+
+// TestControlPlaneServesAndCloses runs the control plane with its
+// kubeconfig until it is ready, with what libraries write to stderr sent to
+// its log; Close then ends Errors without an error, gives stderr back, and
+// removes the temporary data dir with the kubeconfig and the logs.
+func TestControlPlaneServesAndCloses(t *testing.T) {
+	if !inChild(t) {
+		out := runChild(t)
+		if strings.Contains(out, "written while captured") || !strings.Contains(out, "written after Close") {
+			t.Errorf("stderr was not captured, then given back:\n%s", out)
+		}
+		return
+	}
+	cp := start(t, Options{Cluster: embedded.Options{Members: 1}, APIServer: true, CaptureStderr: true})
+	waitReady(t, cp)
+	// What a library's logger does: write to file descriptor 2.
+	if _, err := unix.Write(2, []byte("written while captured\n")); err != nil {
+		t.Fatal(err)
+	}
+	if log, err := os.ReadFile(cp.APIServer().Log); err != nil || !strings.Contains(string(log), "written while captured") {
+		t.Errorf("the log does not hold what was written to stderr (%v)", err)
+	}
 	api := cp.APIServer()
 	cfg, err := clientcmd.LoadFromFile(api.Kubeconfig)
 	if err != nil {
@@ -40,52 +93,52 @@ func TestAPIServerThatStopsOnItsOwnIsReported(t *testing.T) {
 		t.Errorf("the kubeconfig's current context does not reach %s: %+v", api.URL, cfg)
 	}
 	if _, err := os.Stat(api.Log); err != nil {
-		t.Errorf("the API server's log: %v", err)
+		t.Errorf("the control plane's log: %v", err)
 	}
-
-	if err := cp.api.Close(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-cp.Errors():
-		if err == nil || !strings.Contains(err.Error(), "the API server stopped") {
-			t.Errorf("Errors gave %v, want the API server's stop", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the API server's stop did not reach Errors within 30s")
-	}
-
 	dir := cp.Cluster().DataDir()
-	if err := cp.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err, open := <-cp.Errors(); open {
-		t.Errorf("Errors still open after Close, gave %v", err)
-	}
-	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the temporary data dir is left after Close (stat: %v)", err)
-	}
-}
-
-// TestCloseIsNoFailure closes a control plane whose API server serves:
-// Errors ends without an error.
-func TestCloseIsNoFailure(t *testing.T) {
-	cp := start(t, Options{Cluster: embedded.Options{Members: 1}, APIServer: true})
 	if err := cp.Close(); err != nil {
 		t.Fatal(err)
 	}
 	for err := range cp.Errors() {
 		t.Errorf("Close reported %v", err)
 	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the temporary data dir is left after Close (stat: %v)", err)
+	}
 	if err := cp.Close(); err != nil {
 		t.Errorf("a second Close: %v", err)
+	}
+	if _, err := unix.Write(2, []byte("written after Close\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAControlPlaneThatStopsIsReported gives kube-apiserver an encryption
+// configuration it refuses: it stops, and Errors says so.
+func TestAControlPlaneThatStopsIsReported(t *testing.T) {
+	if !inChild(t) {
+		runChild(t)
+		return
+	}
+	broken := filepath.Join(t.TempDir(), "encryption.yaml")
+	if err := os.WriteFile(broken, []byte("kind: EncryptionConfiguration\nresources: [{resources: [secrets], providers: [{aescbc: {keys: [{name: k, secret: not-base64}]}}]}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cp := start(t, Options{Cluster: embedded.Options{Members: 1}, APIServer: true, EncryptionConfig: broken})
+	select {
+	case err := <-cp.Errors():
+		if err == nil || !strings.Contains(err.Error(), "the control plane stopped: kube-apiserver") {
+			t.Errorf("Errors gave %v, want kube-apiserver's stop", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("kube-apiserver's stop did not reach Errors within a minute")
 	}
 }
 
 func TestMembersStopAndRestartByName(t *testing.T) {
 	cp := start(t, Options{Cluster: embedded.Options{Members: 3}})
-	if cp.APIServer() != (APIServer{}) || cp.Writes() != nil || cp.Reactions() != nil {
-		t.Errorf("an API server or a demo runs without being asked for")
+	if w, _ := cp.Writes(1); cp.APIServer() != (APIServer{}) || w != nil || cp.Reactions() != nil || cp.Ready() != nil {
+		t.Errorf("a control plane or a demo runs without being asked for")
 	}
 	if err := cp.StopMember("etcd-9"); err == nil || !strings.Contains(err.Error(), `no member "etcd-9"`) {
 		t.Errorf("stop of an unknown member: %v", err)
@@ -103,26 +156,32 @@ func TestMembersStopAndRestartByName(t *testing.T) {
 }
 
 // TestAKeptDataDirStartsAgainWithTheDemo starts the demo twice on one
-// --data-dir: the second start finds the bootstrap objects there, the
-// Services' cluster IPs taken, and goes on. Each time the components'
-// reactions and the API server's writes come out.
+// --data-dir, each time in a process of its own as a user would: the second
+// start finds the PKI, the bootstrap objects and the Services' cluster IPs
+// there, and goes on. Each time the components' reactions and
+// kube-apiserver's writes come out.
 func TestAKeptDataDirStartsAgainWithTheDemo(t *testing.T) {
-	dir := t.TempDir()
-	for run := range 2 {
-		cp := start(t, Options{Cluster: embedded.Options{Members: 1, DataDir: dir}, Demo: demo.Calm, Nodes: 1})
-		reactions, stopReactions := cp.Reactions().Subscribe(1024)
-		writes, stopWrites := cp.Writes().Subscribe(1024)
-		for name, ch := range map[string]<-chan struct{}{"reaction": seen(reactions), "write": seen(writes)} {
-			select {
-			case <-ch:
-			case <-time.After(30 * time.Second):
-				t.Errorf("run %d: no %s within 30s", run, name)
-			}
+	const dirEnv = "CONTROLPLANE_TEST_DIR"
+	if !inChild(t) {
+		dir := t.TempDir()
+		for range 2 {
+			runChild(t, dirEnv+"="+dir)
 		}
-		stopReactions()
-		stopWrites()
-		if err := cp.Close(); err != nil {
-			t.Fatalf("run %d: %v", run, err)
+		return
+	}
+	cp := start(t, Options{Cluster: embedded.Options{Members: 1, DataDir: os.Getenv(dirEnv)}, APIServer: true, Demo: demo.Calm, Nodes: 1})
+	writes, stopWrites := cp.Writes(1024)
+	defer stopWrites()
+	waitReady(t, cp)
+	reactions, stopReactions := cp.Reactions().Subscribe(1024)
+	defer stopReactions()
+	for name, ch := range map[string]<-chan struct{}{"reaction": seen(reactions), "write": seen(writes)} {
+		select {
+		case <-ch:
+		case err := <-cp.Errors():
+			t.Fatal(err)
+		case <-time.After(time.Minute):
+			t.Errorf("no %s within a minute", name)
 		}
 	}
 }

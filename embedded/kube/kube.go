@@ -200,6 +200,19 @@ func (c *ControlPlane) URL() string { return c.url }
 // Ready closes when kube-apiserver answers /readyz.
 func (c *ControlPlane) Ready() <-chan struct{} { return c.ready }
 
+// WaitReady waits for Ready, and fails when the control plane stops first
+// or ctx ends.
+func (c *ControlPlane) WaitReady(ctx context.Context) error {
+	select {
+	case <-c.ready:
+		return nil
+	case <-c.stopped:
+		return fmt.Errorf("the control plane stopped before it was ready: %w", c.err)
+	case <-ctx.Done():
+		return fmt.Errorf("the control plane was not ready in time: %w", ctx.Err())
+	}
+}
+
 // Stopped closes when a component stops on its own; Err says which and why.
 func (c *ControlPlane) Stopped() <-chan struct{} { return c.stopped }
 

@@ -65,13 +65,8 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "start the control plane:", err)
 		return 1
 	}
-	select {
-	case <-testCP.Ready():
-	case <-testCP.Stopped():
-		fmt.Fprintln(os.Stderr, "the control plane stopped:", testCP.Err())
-		return 1
-	case <-ctx.Done():
-		fmt.Fprintln(os.Stderr, "the control plane was not ready in time")
+	if err := testCP.WaitReady(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	code := m.Run()

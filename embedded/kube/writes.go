@@ -186,7 +186,15 @@ func (r *recorder) audited(ev *auditv1.Event) {
 	w := writeOf(ev)
 	if p != nil {
 		w.Admission = p.admission
-		w.Revision = revisionOf(p.body, p.gzipped)
+		name, rev := answerOf(p.body, p.gzipped)
+		w.Revision = rev
+		if w.Name == "" && name != "" && ev.Verb == "create" && ev.ObjectRef.Subresource == "" {
+			// A generateName create: the audit event has no name, the answer has.
+			ref := *ev.ObjectRef
+			ref.Name = name
+			w.Name = name
+			w.Key, w.Encoding = storageOf(&ref)
+		}
 	}
 	r.hub.Publish(w)
 }
@@ -248,6 +256,9 @@ func authenticationOf(extra map[string]authnv1.ExtraValue) string {
 // resources as protobuf under their storage prefix, the rest (custom
 // resources) as JSON under /registry/<group>/<resource>/.
 func storageOf(ref *auditv1.ObjectReference) (key, encoding string) {
+	if !storedAtTheObject[ref.Subresource] {
+		return "", "" // a token, an eviction, a proxy: nothing stored at a key of its own
+	}
 	name := ref.Resource
 	if ref.APIGroup != "" {
 		name += "." + ref.APIGroup
@@ -265,25 +276,33 @@ func storageOf(ref *auditv1.ObjectReference) (key, encoding string) {
 	return key + ref.Name, "json"
 }
 
-// revisionOf is the resourceVersion of the object a write answered with.
-func revisionOf(body []byte, gzipped bool) int64 {
+// storedAtTheObject are the subresources whose writes change the object's
+// own value: "" (the object itself), its status, its binding to a node,
+// its scale, its finalizers (namespaces), its approval (CSRs), its
+// ephemeral containers and its resize (pods).
+var storedAtTheObject = map[string]bool{"": true, "status": true, "binding": true, "scale": true,
+	"finalize": true, "approval": true, "ephemeralcontainers": true, "resize": true}
+
+// answerOf is the name and the resourceVersion of the object a write
+// answered with.
+func answerOf(body []byte, gzipped bool) (name string, rev int64) {
 	if len(body) == 0 {
-		return 0
+		return "", 0
 	}
 	if gzipped {
 		var err error
 		if body, err = gunzip(body); err != nil {
-			return 0
+			return "", 0
 		}
 	}
 	o := decode.Decoder{JSONOnly: true}.Decode("", body)
 	if o.Object == nil {
-		return 0
+		return "", 0
 	}
 	m, err := meta.Accessor(o.Object)
 	if err != nil {
-		return 0
+		return "", 0
 	}
-	rv, _ := strconv.ParseInt(m.GetResourceVersion(), 10, 64)
-	return rv
+	rev, _ = strconv.ParseInt(m.GetResourceVersion(), 10, 64)
+	return m.GetName(), rev
 }

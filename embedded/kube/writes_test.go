@@ -108,6 +108,14 @@ func TestTheWritePathComesFromTheServersHooks(t *testing.T) {
 			t.Errorf("decision %q reason %q, want %q", w.Decision, w.Reason, want)
 		}
 	})
+	t.Run("a generated name is read from the answer", func(t *testing.T) {
+		w := waitWrite(t, ch, "the replicaset controller's create of a Pod", func(w Write) bool {
+			return w.Verb == "create" && w.Resource == "pods" && strings.HasPrefix(w.Name, "traced-")
+		})
+		if w.Key != "/registry/pods/default/"+w.Name || w.Encoding != "protobuf" || w.Revision == 0 {
+			t.Errorf("pod %q: key %q encoding %q revision %d", w.Name, w.Key, w.Encoding, w.Revision)
+		}
+	})
 }
 
 func contains(list []string, s string) bool {

@@ -1,8 +1,13 @@
-// Package writepath is screen 5, the write path: the newest writes the API
-// server reports, each as the pipeline it went through (authentication,
-// authorization, mutating admission, validation, encoding, the etcd
-// transaction that the leader commits through Raft at a revision), beside
-// every member's applied index catching up, and the watchers that reacted.
+// Package writepath is screen 5, the write path: the newest writes as
+// kube-apiserver's own hooks saw them (its audit events, an admission
+// decorator, the object it answered with). The list gives each write's
+// result: the HTTP status and its duration, or the stage that refused it.
+// The selected write reads stage by stage as the server ran it: who sent
+// it and how they proved it, the authorizer's decision and reason, every
+// admission plugin that ran (which changed the object, which refused it),
+// the webhooks' annotations, the encoding and the etcd transaction that the
+// leader commits through Raft at a revision, and the watchers that received
+// that revision; beside it, every member's applied index catching up.
 package writepath
 
 import (
@@ -14,25 +19,45 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/etcdscope/etcdscope/ui/common"
 )
 
-// Write is one write request as the API server traced it.
+// Write is one write request as kube-apiserver's own hooks saw it.
 type Write struct {
-	Start                      time.Time
-	Verb, Resource             string // "update", "pods/status"
-	Namespace, Name, User, Key string
-	Stages                     []Stage
-	Revision                   int64 // the etcd revision it committed at; 0 if it failed
-	Code                       int   // the HTTP status
+	Received        time.Time
+	Duration        time.Duration // request received to response complete
+	Verb            string        // create, update, patch, delete, deletecollection
+	Resource        string        // plural, with "/subresource": "pods/status"
+	Namespace, Name string        // Name is "" when a refused create never had its body read
+	User            string
+	Groups          []string
+	Authentication  string      // "x509 client certificate", "service account token", or ""
+	Decision        string      // the authorizer's: "allow" or "forbid"
+	Reason          string      // e.g. `RBAC: allowed by ClusterRoleBinding "x" of ClusterRole "y" to ServiceAccount "z/ns"`; "" for system:masters
+	Admission       []Admission // in the order they ran, mutating then validating
+	Webhooks        []string    // "key: value" annotations of admission webhooks and policies
+	Key             string      // the etcd key, "" when not known
+	Encoding        string      // "protobuf" or "json"
+	Revision        int64       // etcd revision committed; 0 if it was not
+	Code            int         // HTTP status
+	// RefusedAt and Why name the stage that refused the write ("authorization",
+	// "validating admission (ValidatingAdmissionWebhook)", "validation", ...) and
+	// its reason; both "" when it succeeded.
+	RefusedAt, Why string
 }
 
-// Stage is one step of a write and how long it took.
-type Stage struct {
-	Name     string
+// Admission is one admission plugin's part in a write.
+type Admission struct {
+	Plugin   string
+	Phase    string // "mutating" or "validating"
 	Duration time.Duration
+	Mutated  bool
+	Refusal  string // "" when it let the write through
 }
+
+// refused says the write did not go through: a stage refused it, or the
+// client got an error status without one being named.
+func (w Write) refused() bool { return w.RefusedAt != "" || w.Code >= 400 }
 
 // Reaction is a watcher that received the write at Revision.
 type Reaction struct {
@@ -148,7 +173,7 @@ func (m *Model) SetSize(w, h int) {
 }
 
 // detailRows is the height of the selected write's detail below the list.
-const detailRows = 9
+const detailRows = 10
 
 // listHeight is the rows of the list: the pane less the members line, the
 // column header and the detail.
@@ -251,15 +276,16 @@ func (m *Model) View() string {
 		}
 		return common.Render(s.Faint, note)
 	}
-	rows := []string{common.Fit(m.membersLine(), m.width), s.Bold.Render(common.Fit("  "+m.row("REV", "VERB", "RESOURCE", "OBJECT", "BY", "µs: authn  authz mutate valid. encode   etcd"), m.width))}
+	cols := m.columns()
+	rows := []string{common.Fit(m.membersLine(), m.width), s.Bold.Render(common.Fit("  "+cols.row("REV", "VERB", "RESOURCE", "OBJECT", "BY", "RESULT"), m.width))}
 	list := common.RenderRows(len(m.writes), m.cursor, func(i int) common.Line {
 		w := m.writes[i]
 		rev := fmt.Sprint(w.Revision)
 		if w.Revision == 0 {
-			rev = "-" // refused: nothing was committed
+			rev = "-" // nothing was committed, or the answer did not say
 		}
-		plain := m.row(rev, w.Verb, w.Resource, objectName(w), w.User, stageColumns(w))
-		if w.Code >= 400 {
+		plain := cols.row(rev, w.Verb, w.Resource, objectName(w), w.User, result(w))
+		if w.refused() {
 			return common.StyledLine(s.Deleted, plain)
 		}
 		return common.NewLine(plain)
@@ -273,23 +299,66 @@ func (m *Model) View() string {
 	return strings.Join(rows, "\n")
 }
 
-func (m *Model) row(rev, verb, resource, object, user, stages string) string {
-	return fmt.Sprintf("%-8s %s %s %s %s %s", rev, common.Cell(verb, 10), common.Cell(resource, 26), common.Cell(object, 33), common.Cell(user, 28), stages)
+// The widths of RESOURCE, OBJECT and BY: wide where the pane has room for
+// them beside a RESULT of minResult cells, else narrow, which fits 100
+// cells with room for "403 authorization" and "default/(name not read)".
+var (
+	wideColumns   = columns{resource: 26, object: 33, by: 28}
+	narrowColumns = columns{resource: 15, object: 24, by: 17}
+)
+
+const (
+	revWidth, verbWidth = 8, 10
+	minResult           = 24
+	// fixedCells are the cursor's gutter, REV, VERB and the five spaces
+	// between the columns.
+	fixedCells = 2 + revWidth + verbWidth + 5
+)
+
+// columns are the list's column widths.
+type columns struct{ resource, object, by, result int }
+
+// columns are the widths for the pane's width; RESULT takes what is left.
+func (m *Model) columns() columns {
+	c := wideColumns
+	if m.width-fixedCells-c.resource-c.object-c.by < minResult {
+		c = narrowColumns
+	}
+	c.result = max(m.width-fixedCells-c.resource-c.object-c.by, 0)
+	return c
 }
 
+func (c columns) row(rev, verb, resource, object, user, result string) string {
+	return fmt.Sprintf("%-*s %s %s %s %s %s", revWidth, rev, common.Cell(verb, verbWidth), common.Cell(resource, c.resource),
+		common.Cell(object, c.object), common.Cell(user, c.by), common.Cell(result, c.result))
+}
+
+// result is the HTTP status and how long the request took, or for a
+// refusal the stage that refused it.
+func result(w Write) string {
+	switch {
+	case w.refused() && w.RefusedAt != "":
+		return fmt.Sprintf("%d %s", w.Code, w.RefusedAt)
+	case w.refused():
+		return fmt.Sprint(w.Code)
+	}
+	return fmt.Sprintf("%d %s", w.Code, fmtDuration(w.Duration))
+}
+
+// objectName is namespace/name; a refused create may never have had its
+// body read, and a deletecollection names no object.
 func objectName(w Write) string {
+	name := w.Name
+	switch {
+	case name == "" && w.Verb == "deletecollection":
+		name = "*"
+	case name == "":
+		name = "(name not read)"
+	}
 	if w.Namespace != "" {
-		return w.Namespace + "/" + w.Name
+		return w.Namespace + "/" + name
 	}
-	return w.Name
-}
-
-func stageColumns(w Write) string {
-	parts := []string{"   "}
-	for _, st := range w.Stages {
-		parts = append(parts, fmt.Sprintf("%6d", st.Duration.Microseconds()))
-	}
-	return strings.Join(parts, " ")
+	return name
 }
 
 // membersLine is each member's applied index against the leader's: the
@@ -321,85 +390,4 @@ func (m *Model) membersLine() string {
 		parts = append(parts, common.Render(s.Faint, m.feed.Note))
 	}
 	return strings.Join(parts, " · ")
-}
-
-// detail is the selected write's way from the client to the watchers: the
-// API server's stages, the etcd transaction on the leader, the revision it
-// committed at, and the watchers that received that revision.
-func (m *Model) detail() []string {
-	s := m.common.Styles
-	sep := s.Separator.Render(strings.Repeat("─", max(m.width, 1)))
-	w, ok := m.selected()
-	if !ok {
-		return []string{sep}
-	}
-	leader := "the leader"
-	for _, mb := range m.members {
-		if mb.Leader {
-			leader = mb.Name
-		}
-	}
-	var total time.Duration
-	steps := []string{common.Render(s.Bold, w.User)}
-	for _, st := range w.Stages {
-		total += st.Duration
-		name := st.Name
-		if st.Name == "etcd txn" {
-			name = "etcd txn on " + leader + " (Raft to a majority)"
-		}
-		steps = append(steps, fmt.Sprintf("%s %s", common.Render(s.Key, name), fmtDuration(st.Duration)))
-	}
-	outcome := s.Added.Render(fmt.Sprintf("committed at revision %d", w.Revision))
-	if w.Revision == 0 {
-		outcome = s.Deleted.Render(fmt.Sprintf("not committed (HTTP %d)", w.Code))
-	}
-	steps = append(steps, outcome)
-	out := []string{sep,
-		common.Fit(fmt.Sprintf("%s %s  %s  in %s", common.Render(s.Bold, w.Verb), common.Text(w.Resource+" "+objectName(w)), common.Render(s.Faint, w.Key), fmtDuration(total)), m.width),
-	}
-	out = append(out, wrap(steps, " → ", m.width)...)
-	rs := m.reactions[w.Revision]
-	if len(rs) == 0 {
-		return append(out, s.Faint.Render("no watcher reacted yet"))
-	}
-	out = append(out, "watchers that received revision "+fmt.Sprint(w.Revision)+":")
-	var names []string
-	seen := map[string]bool{}
-	for _, r := range rs {
-		label := r.Component
-		if r.Detail != "" {
-			label += " (" + r.Detail + ")"
-		}
-		if !seen[label] {
-			seen[label] = true
-			names = append(names, common.Text(label))
-		}
-	}
-	return append(out, wrap(names, " · ", m.width)...)
-}
-
-// wrap joins parts with sep into lines of at most width cells.
-func wrap(parts []string, sep string, width int) []string {
-	var lines []string
-	line := " "
-	for i, p := range parts {
-		piece := p
-		if i > 0 {
-			piece = sep + p
-		}
-		if len(line) > 1 && ansi.StringWidth(line+piece) > width {
-			lines = append(lines, line)
-			line = "  " + strings.TrimPrefix(piece, " ")
-			continue
-		}
-		line += piece
-	}
-	return append(lines, common.Fit(line, width))
-}
-
-func fmtDuration(d time.Duration) string {
-	if d < time.Millisecond {
-		return fmt.Sprintf("%dµs", d.Microseconds())
-	}
-	return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
 }

@@ -1,6 +1,7 @@
 package writepath
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 	"github.com/muesli/termenv"
@@ -15,17 +17,48 @@ import (
 
 func init() { lipgloss.SetColorProfile(termenv.Ascii) }
 
-// write is a traced create of ConfigMap default/NAME committed at rev.
+// write is the admin's create of PersistentVolumeClaim default/NAME,
+// committed at rev, as kube-apiserver runs it: two of the mutating plugins
+// change the object (a default storage class, the protection finalizer).
 func write(name string, rev int64) Write {
 	return Write{
-		Verb: "create", Resource: "configmaps", Namespace: "default", Name: name, User: "kubernetes-admin",
-		Key: "/registry/configmaps/default/" + name, Revision: rev, Code: 201,
-		Stages: []Stage{
-			{"authn", 2 * time.Microsecond}, {"authz", 3 * time.Microsecond}, {"mutate", 10 * time.Microsecond},
-			{"validate", 40 * time.Microsecond}, {"encode", 15 * time.Microsecond}, {"etcd txn", 4 * time.Millisecond},
+		Duration: 4200 * time.Microsecond, Verb: "create", Resource: "persistentvolumeclaims", Namespace: "default", Name: name,
+		User: "kubernetes-admin", Groups: []string{"system:masters", "system:authenticated"}, Authentication: "x509 client certificate",
+		Decision: "allow",
+		Admission: []Admission{
+			{Plugin: "LimitRanger", Phase: "mutating", Duration: 5 * time.Microsecond},
+			{Plugin: "DefaultStorageClass", Phase: "mutating", Duration: 20 * time.Microsecond, Mutated: true},
+			{Plugin: "StorageObjectInUseProtection", Phase: "mutating", Duration: 5 * time.Microsecond, Mutated: true},
+			{Plugin: "ValidatingAdmissionPolicy", Phase: "validating", Duration: 30 * time.Microsecond},
+			{Plugin: "ResourceQuota", Phase: "validating", Duration: 10 * time.Microsecond},
 		},
+		Key: "/registry/persistentvolumeclaims/default/" + name, Encoding: "protobuf", Revision: rev, Code: 201,
 	}
 }
+
+// viewerCreate is the viewer's create of a ConfigMap, which RBAC does not
+// allow: refused before its body was read, so with no name.
+func viewerCreate() Write {
+	return Write{
+		Duration: 900 * time.Microsecond, Verb: "create", Resource: "configmaps", Namespace: "default",
+		User: "etcdscope-viewer", Groups: []string{"etcdscope:viewers", "system:authenticated"}, Authentication: "x509 client certificate",
+		Decision: "forbid", Code: 403, RefusedAt: "authorization",
+		Why: `configmaps is forbidden: User "etcdscope-viewer" cannot create resource "configmaps" in API group "" in the namespace "default"`,
+	}
+}
+
+// mustShow reports each of want that the screen got does not show.
+func mustShow(t *testing.T, got, what string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, got)
+		}
+	}
+}
+
+// flat is the screen's words, one space apart: a wrapped row reads whole.
+func flat(screen string) string { return strings.Join(strings.Fields(screen), " ") }
 
 // open is a focused pane of 140x30 on a live feed (the channels are never
 // read: the test hands the pane its messages).
@@ -46,16 +79,92 @@ func TestSelectedWriteShowsTheWritePathStageByStage(t *testing.T) {
 	m.Update(WritesMsg{Writes: []Write{write("a", 120), write("b", 121)}})
 	m.Update(ReactionsMsg{Reactions: []Reaction{{Revision: 121, Component: "kube-proxy"}, {Revision: 121, Component: "endpoints controller"}}})
 	got := m.View()
-	for _, want := range []string{
+	mustShow(t, got, "write path",
 		"etcd-1 applied 121 ★",
 		"> 121", // the newest write is first and selected
-		"kubernetes-admin → authn 2µs → authz 3µs → mutate 10µs → validate 40µs → encode 15µs → etcd txn on etcd-1 (Raft to a majority) 4.0ms",
-		"committed at revision 121",
-		"watchers that received revision 121:",
-		"endpoints controller · kube-proxy",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("write path lacks %q:\n%s", want, got)
+		"201 4.2ms",
+		"create persistentvolumeclaims default/b  HTTP 201 in 4.2ms  /registry/persistentvolumeclaims/default/b",
+		"authentication  kubernetes-admin by x509 client certificate · groups system:masters, system:authenticated",
+		"authorization   allow: system:masters bypasses RBAC",
+		"admission       mutating: 3 ran in 30µs, 2 changed the object: DefaultStorageClass, StorageObjectInUseProtection",
+		"                 validating: 2 ran in 40µs, all passed",
+		"storage         protobuf → etcd txn on etcd-1 (Raft to a majority) → committed at revision 121",
+		"watchers        revision 121 reached endpoints controller · kube-proxy",
+	)
+}
+
+func TestRBACReasonIsShownWhenThereIsOne(t *testing.T) {
+	m := open()
+	w := write("a", 7)
+	w.User, w.Groups, w.Authentication = "system:serviceaccount:kube-system:pvc-protection-controller", []string{"system:serviceaccounts"}, "service account token"
+	w.Reason = `RBAC: allowed by ClusterRoleBinding "system:controller:pvc-protection-controller" of ClusterRole "system:controller:pvc-protection-controller" to ServiceAccount "pvc-protection-controller/kube-system"`
+	m.Update(WritesMsg{Writes: []Write{w}})
+	got := m.View()
+	if !strings.Contains(got, `allow: RBAC: allowed by ClusterRoleBinding "system:controller:pvc-protection-controller"`) || strings.Contains(got, "bypasses") {
+		t.Errorf("the RBAC reason is not the authorization row:\n%s", got)
+	}
+}
+
+func TestRefusalAtAuthorizationShowsTheRBACMessage(t *testing.T) {
+	m := open()
+	m.Update(WritesMsg{Writes: []Write{viewerCreate()}})
+	got := m.View()
+	mustShow(t, got, "the refused write",
+		"default/(name not read)",
+		"403 authorization",
+		"create configmaps default/(name not read)  HTTP 403 in 900µs",
+		"authentication  etcdscope-viewer by x509 client certificate · groups etcdscope:viewers, system:authenticated",
+		"authorization   forbid",
+	)
+	want := `refused at authorization: configmaps is forbidden: User "etcdscope-viewer" cannot create resource "configmaps" in API group "" in the namespace "default"`
+	if !strings.Contains(flat(got), want) {
+		t.Errorf("the refusal does not say why, %q:\n%s", want, got)
+	}
+	// It never reached admission or etcd, and no watcher can have seen it.
+	for _, never := range []string{"admission ", "storage", "committed", "watchers"} {
+		if strings.Contains(got, never) {
+			t.Errorf("a write refused at authorization shows %q:\n%s", never, got)
+		}
+	}
+}
+
+func TestWebhookRefusalNamesThePluginAndItsMessageOnce(t *testing.T) {
+	m := open()
+	why := `admission webhook "images.etcdscope.io" denied the request: image "busybox:latest" is forbidden`
+	w := write("", 0)
+	w.Resource, w.Name, w.Key, w.Code = "pods", "shell", "/registry/pods/default/shell", 400
+	w.RefusedAt, w.Why = "validating admission (ValidatingAdmissionWebhook)", why
+	w.Admission = append(w.Admission[:3:3],
+		Admission{Plugin: "MutatingAdmissionWebhook", Phase: "mutating", Duration: 2 * time.Millisecond, Mutated: true},
+		Admission{Plugin: "PodSecurity", Phase: "validating", Duration: 50 * time.Microsecond},
+		Admission{Plugin: "ValidatingAdmissionWebhook", Phase: "validating", Duration: time.Millisecond, Refusal: why})
+	w.Webhooks = []string{`mutation.webhook.admission.k8s.io/round_0_index_0: {"configuration":"etcdscope-labels","webhook":"labels.etcdscope.io","mutated":true}`}
+	m.Update(WritesMsg{Writes: []Write{w}})
+	got := m.View()
+	mustShow(t, got, "the webhook's refusal",
+		"400 validating admission (", // cut to its column; the refusal row has it whole
+		"mutating: 4 ran in 2.0ms, 3 changed the object: DefaultStorageClass, StorageObjectInUseProtection, MutatingAdmissionWebhook",
+		"validating: 2 ran in 1.1ms, ValidatingAdmissionWebhook refused",
+		`webhooks        mutation.webhook.admission.k8s.io/round_0_index_0: {"configuration":"etcdscope-labels"`,
+	)
+	if n := strings.Count(flat(got), why); n != 1 {
+		t.Errorf("the webhook's message shows %d times, want once, in the refusal:\n%s", n, got)
+	}
+	if !strings.Contains(flat(got), "refused at validating admission (ValidatingAdmissionWebhook): "+why) {
+		t.Errorf("no refusal row:\n%s", got)
+	}
+}
+
+func TestNarrowPaneStillShowsEachWritesResult(t *testing.T) {
+	m := open()
+	m.SetSize(100, 30)
+	m.Update(WritesMsg{Writes: []Write{viewerCreate(), write("a", 120)}})
+	got := m.View()
+	// The plugins that changed the object wrap rather than being cut.
+	mustShow(t, got, "at 100 cells the pane", "RESULT", "201 4.2ms", "403 authorization", "default/(name not read)", "StorageObjectInUseProtection")
+	for i, row := range strings.Split(got, "\n") {
+		if w := ansi.StringWidth(row); w > 100 {
+			t.Errorf("row %d is %d cells wide: %q", i, w, row)
 		}
 	}
 }
@@ -81,17 +190,19 @@ func TestEnterOpensTheObjectAtItsRevision(t *testing.T) {
 		t.Fatal("enter sent nothing")
 	}
 	msg, ok := cmd().(common.OpenObjectMsg)
-	if !ok || msg.Key != "/registry/configmaps/default/a" || msg.Rev != 42 {
+	if !ok || msg.Key != "/registry/persistentvolumeclaims/default/a" || msg.Rev != 42 {
 		t.Errorf("enter sent %#v, want the object at revision 42", msg)
 	}
 }
 
-func TestFailedWriteSaysItWasNotCommitted(t *testing.T) {
+func TestConflictSaysItWasNotCommitted(t *testing.T) {
 	m := open()
 	w := write("dup", 0)
-	w.Code, w.Stages = 409, w.Stages[:5]
+	w.Code, w.RefusedAt, w.Why = 409, "storage (the etcd transaction's precondition)", `persistentvolumeclaims "dup" already exists`
 	m.Update(WritesMsg{Writes: []Write{w}})
-	if got := m.View(); !strings.Contains(got, "not committed (HTTP 409)") {
+	got := m.View()
+	if !strings.Contains(flat(got), `refused at storage (the etcd transaction's precondition): persistentvolumeclaims "dup" already exists`) ||
+		strings.Contains(got, "committed at") {
 		t.Errorf("a 409 does not say so:\n%s", got)
 	}
 }
@@ -126,7 +237,7 @@ func TestViewLeavesTheModelAsItWas(t *testing.T) {
 	if !slices.Equal(before, m.reactions[121]) || m.cursor != cursor || !reflect.DeepEqual(writes, m.writes) {
 		t.Errorf("View changed the model: reactions %v, were %v", m.reactions[121], before)
 	}
-	if !strings.Contains(got, "endpoints controller · kube-proxy · scheduler") {
+	if !strings.Contains(got, "revision 121 reached endpoints controller · kube-proxy · scheduler") {
 		t.Errorf("watchers not listed by name:\n%s", got)
 	}
 }
@@ -145,4 +256,18 @@ func TestWritesWaitingOnTheFeedShowNewestFirst(t *testing.T) {
 	if m.Total() != 3 || a < 0 || !(c < b && b < a) {
 		t.Errorf("%d writes received; want 3, newest first:\n%s", m.Total(), got)
 	}
+}
+
+func TestLongAdmissionListsLeaveTheOutcomeInView(t *testing.T) {
+	m := open()
+	m.SetSize(100, 30)
+	w := write("a", 121)
+	for i := range 30 {
+		w.Admission = append(w.Admission, Admission{Plugin: fmt.Sprintf("example.com/policy-%d", i), Phase: "mutating", Mutated: true})
+	}
+	m.Update(WritesMsg{Writes: []Write{w}})
+	m.Update(ReactionsMsg{Reactions: []Reaction{{Revision: 121, Component: "csi-provisioner"}}})
+	got := m.View()
+	mustShow(t, got, "with 32 plugins that changed the object, the pane",
+		"example.com/policy-1, …", "validating: 2 ran", "committed at revision 121", "revision 121 reached csi-provisioner")
 }

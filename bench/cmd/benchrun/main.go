@@ -91,7 +91,7 @@ func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, 
 		rows = append(rows, tailLag(en, tailFor))
 	}
 	if want("go") {
-		logf("Go benchmarks (decode, ui, embedded/apiserver)")
+		logf("Go benchmarks (decode, ui, embedded/kube)")
 		rows = append(rows, goFigures(en)...)
 	}
 
