@@ -30,8 +30,8 @@ const (
 // where absent: CoreDNS, kube-proxy, the default StorageClass and its CSI
 // driver, and the RBAC objects that bind them. The default ServiceAccounts
 // are left to the serviceaccount controller, as in a real cluster.
-func bootstrap(ctx context.Context, c kubernetes.Interface) error {
-	for _, step := range bootstrapObjects() {
+func bootstrap(ctx context.Context, c kubernetes.Interface, more []createStep) error {
+	for _, step := range append(bootstrapObjects(), more...) {
 		if err := step.create(ctx, c); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create %s: %w", step.what, err)
 		}

@@ -96,6 +96,7 @@ type Demo struct {
 	nodes      int
 	onError    func(error)
 	onReaction func(Reaction)
+	webhook    *webhook
 
 	mu   sync.Mutex
 	errs []error
@@ -124,9 +125,19 @@ func Start(ctx context.Context, opts Options) (*Demo, error) {
 		cancel()
 		return nil, err
 	}
-	if err := bootstrap(ctx, admin); err != nil {
+	if d.webhook, err = startWebhook(); err != nil {
 		cancel()
+		return nil, err
+	}
+	if err := bootstrap(ctx, admin, d.webhook.admissionObjects()); err != nil {
+		cancel()
+		d.webhook.close()
 		return nil, fmt.Errorf("bootstrap objects: %w", err)
+	}
+	if err := createCartCRD(ctx, c); err != nil {
+		cancel()
+		d.webhook.close()
+		return nil, err
 	}
 	starters := []func(context.Context, clients) error{
 		d.runProvisioner, d.runKubeProxies, d.runCoreDNS,
@@ -173,6 +184,7 @@ func (d *Demo) Err() error {
 func (d *Demo) Close() {
 	d.cancel()
 	d.wg.Wait()
+	d.webhook.close()
 }
 
 // clients builds a clientset per component, as each real component has its
@@ -182,12 +194,16 @@ type clients struct {
 }
 
 func (c clients) forUser(user, agent string) (kubernetes.Interface, error) {
+	return kubernetes.NewForConfig(c.restFor(user, agent))
+}
+
+func (c clients) restFor(user, agent string) *rest.Config {
 	cfg := rest.CopyConfig(c.config(user))
 	cfg.UserAgent = agent + "/" + decode.KubernetesVersion
 	// kube-controller-manager's --kube-api-qps and burst; no client here
 	// should be throttled below what the demo needs.
 	cfg.QPS, cfg.Burst = 100, 200
-	return kubernetes.NewForConfig(cfg)
+	return cfg
 }
 
 // resync is the informers' resync period: level-triggered components see

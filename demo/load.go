@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 )
@@ -29,17 +30,22 @@ func pace(p Profile) (every time.Duration, lanes, replicas int) {
 // runScript is a user at work, on a timer: in a fresh namespace a
 // Deployment with its Service and ConfigMap, a StatefulSet with a volume
 // per replica, a crashing Deployment; then a scale, a rollout, a deleted
-// pod, a ConfigMap edit, a Job; then the namespace of the cycle before is
-// deleted, and the next cycle starts.
+// pod, a ConfigMap edit, a Job, a Cart (a custom resource), and two
+// writes admission refuses (a forbidden image, too many replicas); then
+// the namespace of the cycle before is deleted, and the next cycle starts.
 func runScript(ctx context.Context, c clients, p Profile) error {
 	client, err := c.forUser(ScriptUser, "kubectl")
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(c.restFor(ScriptUser, "kubectl"))
 	if err != nil {
 		return err
 	}
 	every, lanes, replicas := pace(p)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	steps := scriptSteps(replicas)
+	steps := scriptSteps(replicas, dyn)
 	cycles := make([]int, lanes) // each lane's cycle number
 	for l := range cycles {
 		cycles[l] = l * 1000
@@ -66,7 +72,7 @@ func runScript(ctx context.Context, c clients, p Profile) error {
 
 type scriptStep func(ctx context.Context, c kubernetes.Interface, ns string, cycle int) error
 
-func scriptSteps(replicas int) []scriptStep {
+func scriptSteps(replicas int, dyn dynamic.Interface) []scriptStep {
 	return []scriptStep{
 		func(ctx context.Context, c kubernetes.Interface, ns string, _ int) error {
 			_, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
@@ -117,6 +123,23 @@ func scriptSteps(replicas int) []scriptStep {
 		},
 		func(ctx context.Context, c kubernetes.Interface, ns string, _ int) error {
 			_, err := c.BatchV1().Jobs(ns).Create(ctx, reportJob(), metav1.CreateOptions{})
+			return err
+		},
+		func(ctx context.Context, _ kubernetes.Interface, ns string, cycle int) error {
+			return createCart(ctx, dyn, ns, cycle)
+		},
+		// Two writes admission refuses, for the write path to show: a Pod
+		// of the image the webhook forbids, and more replicas than the
+		// ValidatingAdmissionPolicy allows.
+		func(ctx context.Context, c kubernetes.Interface, ns string, _ int) error {
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "miner"},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "miner", Image: ForbiddenImage}}}}
+			_, err := c.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+			return err
+		},
+		func(ctx context.Context, c kubernetes.Interface, ns string, _ int) error {
+			_, err := c.AppsV1().Deployments(ns).Patch(ctx, "web", types.MergePatchType,
+				fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, 10*MaxReplicas), metav1.PatchOptions{})
 			return err
 		},
 		nil, // a pause while the Job runs

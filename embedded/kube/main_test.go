@@ -25,6 +25,7 @@ const testCompaction = 5 * time.Second
 var (
 	testCluster *embedded.Cluster
 	testCP      *ControlPlane
+	testOptions Options
 	testDir     string
 )
 
@@ -55,12 +56,13 @@ func runMain(m *testing.M) int {
 	}
 	defer log.Close()
 	tls := testCluster.TLS()
-	testCP, err = Start(ctx, Options{
+	testOptions = Options{
 		Dir:                filepath.Join(testDir, "kubernetes"),
 		Etcd:               Etcd{Endpoints: testCluster.Endpoints(), CA: tls.CA, Cert: tls.Cert, Key: tls.Key},
 		Log:                log,
 		CompactionInterval: testCompaction,
-	})
+	}
+	testCP, err = Start(ctx, testOptions)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the control plane:", err)
 		return 1
@@ -70,6 +72,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
+	stopStandalone()
 	if err := testCP.Err(); err != nil {
 		fmt.Fprintln(os.Stderr, "the control plane stopped during the tests:", err)
 		code = 1

@@ -172,7 +172,7 @@ func goFigures(e env) []row {
 			goal: ingestGoal, met: rate >= 100_000, measured: true})
 	}
 
-	const createsFig, createsGoal = "creates/s through the in-process kube-apiserver", "ratio ≥ 0.7"
+	const createsFig, createsGoal = "creates/s through the in-process kube-apiserver", "ratio ≥ 0.9"
 	createsTime := []string{"-benchtime", "2000x"}
 	if e.quick {
 		createsTime = []string{"-benchtime", "50x"}
@@ -181,11 +181,12 @@ func goFigures(e env) []row {
 		rows = append(rows, failed(createsFig, createsGoal, err))
 	} else {
 		server := res["BenchmarkCreates/apiserver"]["creates/s"]
+		alone := res["BenchmarkCreates/standalone"]["creates/s"]
 		direct := res["BenchmarkCreates/etcd-put"]["creates/s"]
-		r := server / direct
+		r := server / alone
 		rows = append(rows, row{figure: createsFig, ours: fmt.Sprintf("%.0f/s", server),
-			theirs: fmt.Sprintf("%.0f/s optimistic puts", direct), ratio: fmt.Sprintf("%.2f", r),
-			goal: createsGoal, met: r >= 0.7, measured: true})
+			theirs: fmt.Sprintf("%.0f/s standalone kube-apiserver (%.0f/s optimistic etcd puts)", alone, direct), ratio: fmt.Sprintf("%.2f", r),
+			goal: createsGoal, met: r >= 0.9, measured: true})
 	}
 	return rows
 }
