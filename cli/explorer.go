@@ -60,6 +60,7 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 		opts.Description = fmt.Sprintf("bundled %d-member cluster in %s", len(cp.Cluster().Members()), cp.Cluster().DataDir())
 		opts.Members = cp
 		opts.Errors = cp.Errors()
+		opts.ControlPlaneReady = cp.Ready()
 	default:
 		src, closeSrc, err := openSource(ctx, conn)
 		if err != nil {

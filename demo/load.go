@@ -73,6 +73,37 @@ func runScript(ctx context.Context, c clients, p Profile) error {
 type scriptStep func(ctx context.Context, c kubernetes.Interface, ns string, cycle int) error
 
 func scriptSteps(replicas int, dyn dynamic.Interface) []scriptStep {
+	steps := workloadSteps(replicas)
+	// Before the pauses and the namespace deletion at the end.
+	at := len(steps) - 3
+	return append(steps[:at:at], append(platformSteps(dyn), steps[at:]...)...)
+}
+
+// platformSteps are the writes of the platform team's additions: a Cart,
+// and two writes admission refuses, for the write path to show: a Pod of
+// the image the webhook forbids, and more replicas than the
+// ValidatingAdmissionPolicy allows.
+func platformSteps(dyn dynamic.Interface) []scriptStep {
+	return []scriptStep{
+		func(ctx context.Context, _ kubernetes.Interface, ns string, cycle int) error {
+			return createCart(ctx, dyn, ns, cycle)
+		},
+		func(ctx context.Context, c kubernetes.Interface, ns string, _ int) error {
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "miner"},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "miner", Image: ForbiddenImage}}}}
+			_, err := c.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+			return err
+		},
+		func(ctx context.Context, c kubernetes.Interface, ns string, _ int) error {
+			_, err := c.AppsV1().Deployments(ns).Patch(ctx, "web", types.MergePatchType,
+				fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, 10*MaxReplicas), metav1.PatchOptions{})
+			return err
+		},
+	}
+}
+
+// workloadSteps are a user's work on their application, a cycle long.
+func workloadSteps(replicas int) []scriptStep {
 	return []scriptStep{
 		func(ctx context.Context, c kubernetes.Interface, ns string, _ int) error {
 			_, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
@@ -123,23 +154,6 @@ func scriptSteps(replicas int, dyn dynamic.Interface) []scriptStep {
 		},
 		func(ctx context.Context, c kubernetes.Interface, ns string, _ int) error {
 			_, err := c.BatchV1().Jobs(ns).Create(ctx, reportJob(), metav1.CreateOptions{})
-			return err
-		},
-		func(ctx context.Context, _ kubernetes.Interface, ns string, cycle int) error {
-			return createCart(ctx, dyn, ns, cycle)
-		},
-		// Two writes admission refuses, for the write path to show: a Pod
-		// of the image the webhook forbids, and more replicas than the
-		// ValidatingAdmissionPolicy allows.
-		func(ctx context.Context, c kubernetes.Interface, ns string, _ int) error {
-			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "miner"},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "miner", Image: ForbiddenImage}}}}
-			_, err := c.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
-			return err
-		},
-		func(ctx context.Context, c kubernetes.Interface, ns string, _ int) error {
-			_, err := c.AppsV1().Deployments(ns).Patch(ctx, "web", types.MergePatchType,
-				fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, 10*MaxReplicas), metav1.PatchOptions{})
 			return err
 		},
 		nil, // a pause while the Job runs

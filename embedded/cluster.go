@@ -171,7 +171,18 @@ func (c *Cluster) StopMember(i int) error {
 	if err != nil {
 		return err
 	}
-	return m.stop()
+	return m.stop(false)
+}
+
+// KillMember stops member i at once: a leader does not hand leadership
+// over, and the others elect a new one after their election timeout, as
+// after a crash. Its data stays for RestartMember.
+func (c *Cluster) KillMember(i int) error {
+	m, err := c.member(i)
+	if err != nil {
+		return err
+	}
+	return m.stop(true)
 }
 
 // RestartMember restarts a stopped member on its data and ports; it rejoins
@@ -292,7 +303,7 @@ func (c *Cluster) stopAll() {
 	for _, group := range [][]*member{followers, leaders} {
 		var wg sync.WaitGroup
 		for _, m := range group {
-			wg.Go(func() { m.stop() })
+			wg.Go(func() { m.stop(false) })
 		}
 		wg.Wait()
 	}

@@ -104,13 +104,18 @@ func (m *member) waitReady(ctx context.Context) error {
 	}
 }
 
-func (m *member) stop() error {
+// stop stops the member; hard skips the leadership hand-over a leader
+// makes on a graceful stop, as a crash or a kill does.
+func (m *member) stop(hard bool) error {
 	m.mu.Lock()
 	e := m.etcd
 	m.etcd = nil
 	m.mu.Unlock()
 	if e == nil {
 		return fmt.Errorf("member %s is already stopped", m.layout.Name)
+	}
+	if hard {
+		e.Server.HardStop()
 	}
 	e.Close()
 	return nil

@@ -57,8 +57,11 @@ type Options struct {
 	// Tick makes the UI's timers; nil is tea.Tick (see common.Common).
 	Tick common.Tick
 	// Errors are failures of what runs beside the source, the bundled
-	// API server and demo: each shows in the flash line as an error.
+	// control plane and demo: each shows in the flash line as an error.
 	Errors <-chan error
+	// ControlPlaneReady closes when the bundled control plane answers
+	// /readyz; the header says whether it has. Nil when none runs.
+	ControlPlaneReady <-chan struct{}
 }
 
 // DefaultTailBuffer is the tail's ring size when Options gives none.
@@ -99,7 +102,9 @@ type Model struct {
 
 	flash    string
 	flashErr bool
-	flashGen int
+	// controlPlaneReady is set once Options.ControlPlaneReady closed.
+	controlPlaneReady bool
+	flashGen          int
 
 	commanding bool
 	input      textinput.Model
@@ -143,6 +148,9 @@ type revCheckedMsg struct {
 // failedMsg is a failure read from Options.Errors.
 type failedMsg struct{ err error }
 
+// controlPlaneReadyMsg says Options.ControlPlaneReady closed.
+type controlPlaneReadyMsg struct{}
+
 // memberDoneMsg reports a stop or restart.
 type memberDoneMsg struct {
 	what, name string
@@ -151,7 +159,19 @@ type memberDoneMsg struct {
 
 // Init reads the root level, starts the watch and the status refreshes.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.tree.Init(), m.tail.Start(), m.cluster.Init(), m.writePath.Init(), m.awaitFailure())
+	return tea.Batch(m.tree.Init(), m.tail.Start(), m.cluster.Init(), m.writePath.Init(), m.awaitFailure(), m.awaitControlPlane())
+}
+
+// awaitControlPlane waits for Options.ControlPlaneReady.
+func (m *Model) awaitControlPlane() tea.Cmd {
+	ready := m.opts.ControlPlaneReady
+	if ready == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		<-ready
+		return controlPlaneReadyMsg{}
+	}
 }
 
 // awaitFailure waits for the next of Options.Errors; it ends with them.
@@ -216,6 +236,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.setFlash(fmt.Sprintf("%s %s: done", msg.what, msg.name), false)
 	case failedMsg:
 		return m, tea.Batch(m.setFlash(msg.err.Error(), true), m.awaitFailure())
+	case controlPlaneReadyMsg:
+		m.controlPlaneReady = true
+		return m, nil
 	case revCheckedMsg:
 		return m, m.onRev(msg)
 	case cluster.StatusMsg:

@@ -155,3 +155,20 @@ func TestFailuresBesideTheSourceShowInTheFlashLine(t *testing.T) {
 		t.Errorf("the last failure is not in the flash line:\n%s", got)
 	}
 }
+
+func TestTheHeaderSaysWhenTheControlPlaneIsReady(t *testing.T) {
+	ready := make(chan struct{})
+	m := New(context.Background(), Options{Source: uitest.Fixture(), ControlPlaneReady: ready, Tick: new(uitest.Clock).Tick})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
+	if got := m.View(); !strings.Contains(got, "control plane starting…") {
+		t.Errorf("before /readyz, the header does not say the control plane is starting:\n%s", got)
+	}
+	close(ready)
+	uitest.Drive(t, updateOf(m), m.awaitControlPlane())
+	if got := m.View(); !strings.Contains(got, "control plane ready") || strings.Contains(got, "starting…") {
+		t.Errorf("after /readyz, the header does not say the control plane is ready:\n%s", got)
+	}
+	if got := New(context.Background(), Options{Source: uitest.Fixture()}).View(); strings.Contains(got, "control plane") {
+		t.Errorf("without a control plane, the header mentions one:\n%s", got)
+	}
+}

@@ -106,7 +106,15 @@ func (m *Model) headerStatus() string {
 	if r.Dropped() > 0 {
 		dropped = s.Modified.Render(dropped)
 	}
-	return common.Fit(fmt.Sprintf("%s · %.1f ev/s · tail %d/%d kept, %s", health, m.rate, r.Len(), r.Cap(), dropped), m.width)
+	line := fmt.Sprintf("%s · %.1f ev/s · tail %d/%d kept, %s", health, m.rate, r.Len(), r.Cap(), dropped)
+	if m.opts.ControlPlaneReady != nil {
+		cp := s.Faint.Render("control plane starting…")
+		if m.controlPlaneReady {
+			cp = "control plane ready"
+		}
+		line += " · " + cp
+	}
+	return common.Fit(line, m.width)
 }
 
 func (m *Model) tabs() string {

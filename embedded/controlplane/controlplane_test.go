@@ -40,7 +40,8 @@ func inChild(t *testing.T) bool { return os.Getenv(childEnv) == t.Name() }
 
 func runChild(t *testing.T, env ...string) (output string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	// Each child bounds its own waits; this only stops a hung one.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.v")
 	cmd.Env = append(append(os.Environ(), childEnv+"="+t.Name()), env...)
