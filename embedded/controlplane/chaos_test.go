@@ -113,21 +113,39 @@ func headRevision(t *testing.T, cli *clientv3.Client) int64 {
 	return resp.Header.Revision
 }
 
-// tail is what a tail of /registry/ received: how often each key@revision.
+// tail is what a tail of /registry/ received: how often each key@revision,
+// and the keys it saw created.
 type tail struct {
-	mu   sync.Mutex
-	seen map[string]int
-	head int64
+	mu      sync.Mutex
+	seen    map[string]int
+	created map[string]bool
+	head    int64
+}
+
+// missing are the keys of want the tail has not seen created.
+func (tl *tail) missing(want []string) []string {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	var out []string
+	for _, k := range want {
+		if !tl.created[k] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func tailFrom(ctx context.Context, cli *clientv3.Client, rev int64) *tail {
-	tl := &tail{seen: map[string]int{}}
+	tl := &tail{seen: map[string]int{}, created: map[string]bool{}}
 	batches := etcdview.NewLive(cli, 0).Watch(ctx, "/registry/", etcdview.WatchOptions{Rev: rev})
 	go func() {
 		for b := range batches {
 			tl.mu.Lock()
 			for _, ev := range b.Events {
 				tl.seen[fmt.Sprintf("%s@%d", ev.KV.Key, ev.KV.ModRevision)]++
+				if ev.Type == etcdview.Added {
+					tl.created[ev.KV.Key] = true
+				}
 			}
 			tl.head = max(tl.head, b.Revision)
 			tl.mu.Unlock()

@@ -199,3 +199,37 @@ func seen[T any](ch <-chan T) <-chan struct{} {
 	}()
 	return first
 }
+
+// TestBootstrapWritesArriveAfterStart watches /registry/ from the revision
+// etcd is at when Start returns, as the TUI's tail does: kube-apiserver's
+// bootstrap writes (the system namespaces, the RBAC bootstrap policy, the
+// priority classes, the flow-control schemas) arrive on it as they happen.
+func TestBootstrapWritesArriveAfterStart(t *testing.T) {
+	if !inChild(t) {
+		runChild(t)
+		return
+	}
+	cp := start(t, Options{Cluster: embedded.Options{Members: 1}, APIServer: true})
+	cli := chaosClient(t, cp)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tl := tailFrom(ctx, cli, headRevision(t, cli)+1)
+	waitReady(t, cp)
+	want := []string{
+		"/registry/namespaces/kube-system", "/registry/clusterroles/cluster-admin",
+		"/registry/clusterrolebindings/system:kube-controller-manager",
+		"/registry/priorityclasses/system-node-critical", "/registry/flowschemas/exempt",
+		"/registry/prioritylevelconfigurations/exempt",
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		missing := tl.missing(want)
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after /readyz, the tail has not seen the creation of %v", missing)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
