@@ -98,37 +98,29 @@ func (p *pki) issueServing() error {
 
 // servingPair issues a serving certificate for the loopback address, as PEM.
 func (p *pki) servingPair(name string) (certPEM, keyPEM []byte, err error) {
-	cert, key, err := pkiutil.NewCertAndKey(p.ca, p.caKey, &pkiutil.CertConfig{
-		Config: certutil.Config{
-			CommonName: name,
-			AltNames:   certutil.AltNames{DNSNames: []string{"localhost"}, IPs: []net.IP{net.ParseIP(servingHost)}},
-			Usages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		},
-		EncryptionAlgorithm: keyAlgorithm,
+	return p.pemPair("a serving certificate for "+name, certutil.Config{
+		CommonName: name,
+		AltNames:   certutil.AltNames{DNSNames: []string{"localhost"}, IPs: []net.IP{net.ParseIP(servingHost)}},
+		Usages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("a serving certificate for %s: %w", name, err)
-	}
-	keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pkiutil.EncodeCertPEM(cert), keyPEM, nil
 }
 
 // clientPair issues a client certificate for user in groups, as PEM.
 // Client certificates are made fresh at every start and kept in memory,
 // except in the kubeconfigs written for them.
 func (p *pki) clientPair(user string, groups []string) (certPEM, keyPEM []byte, err error) {
-	cert, key, err := pkiutil.NewCertAndKey(p.ca, p.caKey, &pkiutil.CertConfig{
-		Config:              certutil.Config{CommonName: user, Organization: groups, Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}},
-		EncryptionAlgorithm: keyAlgorithm,
+	return p.pemPair("a client certificate for "+user, certutil.Config{
+		CommonName: user, Organization: groups, Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	})
+}
+
+// pemPair issues what cfg describes, signed by the CA, as PEM.
+func (p *pki) pemPair(what string, cfg certutil.Config) (certPEM, keyPEM []byte, err error) {
+	cert, key, err := pkiutil.NewCertAndKey(p.ca, p.caKey, &pkiutil.CertConfig{Config: cfg, EncryptionAlgorithm: keyAlgorithm})
 	if err != nil {
-		return nil, nil, fmt.Errorf("a client certificate for %s: %w", user, err)
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
-	keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key)
-	if err != nil {
+	if keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key); err != nil {
 		return nil, nil, err
 	}
 	return pkiutil.EncodeCertPEM(cert), keyPEM, nil
