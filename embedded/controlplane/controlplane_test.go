@@ -165,6 +165,12 @@ func TestAKeptDataDirStartsAgainWithTheDemo(t *testing.T) {
 	const dirEnv = "CONTROLPLANE_TEST_DIR"
 	if !inChild(t) {
 		dir := t.TempDir()
+		t.Cleanup(func() { // before the dir goes: what the control plane logged
+			if t.Failed() {
+				b, _ := os.ReadFile(filepath.Join(dir, "kubernetes.log"))
+				t.Logf("the end of kubernetes.log:\n%s", b[max(0, len(b)-8000):])
+			}
+		})
 		for range 2 {
 			runChild(t, dirEnv+"="+dir)
 		}
