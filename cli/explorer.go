@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -96,8 +94,8 @@ func writePathFeed(cp *controlplane.ControlPlane) (f writepath.Feed, stop func()
 			return out
 		},
 	}
-	writes, stopWrites := cp.Writes(256)
-	f.Writes = mapChan(writes, writeOf)
+	writes, stopWrites := fanout.Map(cp.Writes(), 256, writeOf)
+	f.Writes = writes
 	if cp.Reactions() == nil {
 		return f, stopWrites
 	}
@@ -106,21 +104,6 @@ func writePathFeed(cp *controlplane.ControlPlane) (f writepath.Feed, stop func()
 	})
 	f.Reactions = reactions
 	return f, func() { stopReactions(); stopWrites() }
-}
-
-// mapChan delivers f of each value of in, and closes when in does.
-func mapChan[T, U any](in <-chan T, f func(T) U) <-chan U {
-	if in == nil {
-		return nil
-	}
-	out := make(chan U, cap(in))
-	go func() {
-		defer close(out)
-		for v := range in {
-			out <- f(v)
-		}
-	}()
-	return out
 }
 
 // writeOf is what kube-apiserver did with a write, as the write path shows it.
@@ -134,9 +117,7 @@ func writeOf(w kube.Write) writepath.Write {
 	for _, a := range w.Admission {
 		out.Admission = append(out.Admission, writepath.Admission{Plugin: a.Plugin, Phase: a.Phase, Duration: a.Duration, Mutated: a.Mutated, Refusal: a.Refusal})
 	}
-	for _, k := range slices.Sorted(maps.Keys(w.Webhooks)) {
-		out.Webhooks = append(out.Webhooks, k+": "+w.Webhooks[k])
-	}
+	out.Webhooks = w.Webhooks
 	out.RefusedAt, out.Why = w.Refused()
 	return out
 }

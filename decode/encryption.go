@@ -89,6 +89,7 @@ type Encryption struct {
 
 type encryptionRule struct {
 	resources []string                  // as written: "secrets", "*.apps", "*.", "*.*"
+	writes    string                    // how its first provider encrypts new values; "" for identity
 	providers []value.PrefixTransformer // one per aescbc/aesgcm/secretbox entry, in file order
 	keys      map[string][]string       // provider → key names, for messages
 }
@@ -119,6 +120,9 @@ func ParseEncryptionConfig(data []byte) (*Encryption, error) {
 	e := &Encryption{}
 	for _, rc := range cfg.Resources {
 		rule := encryptionRule{resources: rc.Resources, keys: map[string][]string{}}
+		if len(rc.Providers) > 0 {
+			rule.writes = writesWith(rc.Providers[0])
+		}
 		for _, p := range rc.Providers {
 			var t value.PrefixTransformer
 			switch {
@@ -146,6 +150,44 @@ func ParseEncryptionConfig(data []byte) (*Encryption, error) {
 		e.rules = append(e.rules, rule)
 	}
 	return e, nil
+}
+
+// writesWith says how a provider encrypts the values kube-apiserver writes
+// with it: the first key of a keyed provider, or the KMS plugin.
+func writesWith(p apiserverconfig.ProviderConfiguration) string {
+	keyed := func(provider string, keys []apiserverconfig.Key) string {
+		if len(keys) == 0 {
+			return provider
+		}
+		return (&EncryptionInfo{Provider: provider, KeyName: keys[0].Name}).String()
+	}
+	switch {
+	case p.AESCBC != nil:
+		return keyed("aescbc", p.AESCBC.Keys)
+	case p.AESGCM != nil:
+		return keyed("aesgcm", p.AESGCM.Keys)
+	case p.Secretbox != nil:
+		return keyed("secretbox", p.Secretbox.Keys)
+	case p.KMS != nil:
+		return (&EncryptionInfo{Provider: "kms", Version: p.KMS.APIVersion, KeyName: p.KMS.Name}).String()
+	}
+	return ""
+}
+
+// WritesWith is how kube-apiserver encrypts a new value of the resource
+// under this configuration: the first provider of the first rule that
+// covers it, as in "aescbc key \"key1\"", or "" when it stores the value
+// plain (identity first, or no rule names the resource).
+func (e *Encryption) WritesWith(group, resource string) string {
+	if e == nil {
+		return ""
+	}
+	for _, r := range e.rules {
+		if r.covers(group, resource) {
+			return r.writes
+		}
+	}
+	return ""
 }
 
 // withAES makes an AES block cipher of the key for an aes* transformer.

@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/embedded/kube"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
@@ -19,10 +21,13 @@ import (
 // TestAdmissionWebhookAndPolicy writes through kube-apiserver's admission
 // as a user would: the mutating webhook's label is in the stored Pod, the
 // validating webhook's refusal and the ValidatingAdmissionPolicy's come
-// back to the client, and to the real kubectl.
+// back to the client, and to the real kubectl; the write path names the
+// webhook that mutated the Pod.
 func TestAdmissionWebhookAndPolicy(t *testing.T) {
 	client := adminClient(t)
 	ctx := context.Background()
+	writes, stopWrites := testCP.Writes().Subscribe(4096)
+	defer stopWrites()
 	const ns = "admission"
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -53,6 +58,10 @@ func TestAdmissionWebhookAndPolicy(t *testing.T) {
 	if stored, ok := decode.Decode(string(resp.Kvs[0].Key), resp.Kvs[0].Value).Object.(*corev1.Pod); !ok || stored.Labels[WebhookLabel] != webhookLabelValue {
 		t.Errorf("the stored Pod lacks the webhook's label: %+v", stored)
 	}
+	wantNote := fmt.Sprintf("mutating webhook label.%s (%s): mutated the object", webhookName, webhookName)
+	if notes := webhookNotes(t, writes, ns, labelled); !slices.Contains(notes, wantNote) {
+		t.Errorf("the write path of the labelled Pod's create: webhooks %q, want %q", notes, wantNote)
+	}
 
 	eventually(t, "the validating webhook refuses the forbidden image", func(ctx context.Context) string {
 		_, err := client.CoreV1().Pods(ns).Create(ctx, pod("miner", ForbiddenImage), metav1.CreateOptions{})
@@ -82,6 +91,23 @@ func TestAdmissionWebhookAndPolicy(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+// webhookNotes are the write path's webhook lines of the create of Pod
+// ns/name, read from writes within a deadline.
+func webhookNotes(t *testing.T, writes <-chan kube.Write, ns, name string) []string {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case w := <-writes:
+			if w.Verb == "create" && w.Resource == "pods" && w.Namespace == ns && w.Name == name {
+				return w.Webhooks
+			}
+		case <-deadline:
+			t.Fatalf("no write of the create of Pod %s/%s within 30 s", ns, name)
+		}
+	}
 }
 
 // TestCustomResourcesAreStoredAsJSON creates a Cart of the demo's CRD and

@@ -241,13 +241,13 @@ func (cp *ControlPlane) Cluster() *embedded.Cluster { return cp.cluster }
 // APIServer says where kube-apiserver serves; zero when it does not run.
 func (cp *ControlPlane) APIServer() APIServer { return cp.apiInfo }
 
-// Writes delivers what kube-apiserver did with each write from now on,
-// until cancel; nil when it does not run.
-func (cp *ControlPlane) Writes(buffer int) (writes <-chan kube.Write, cancel func()) {
+// Writes publishes what kube-apiserver did with each write; nil when it
+// does not run.
+func (cp *ControlPlane) Writes() *fanout.Hub[kube.Write] {
 	if cp.kube == nil {
-		return nil, func() {}
+		return nil
 	}
-	return cp.kube.Writes(buffer)
+	return cp.kube.Writes()
 }
 
 // Reactions publishes what the demo's components saw of each write; nil

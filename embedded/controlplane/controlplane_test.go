@@ -138,7 +138,7 @@ func TestAControlPlaneThatStopsIsReported(t *testing.T) {
 
 func TestMembersStopAndRestartByName(t *testing.T) {
 	cp := start(t, Options{Cluster: embedded.Options{Members: 3}})
-	if w, _ := cp.Writes(1); cp.APIServer() != (APIServer{}) || w != nil || cp.Reactions() != nil || cp.Ready() != nil {
+	if w := cp.Writes(); cp.APIServer() != (APIServer{}) || w != nil || cp.Reactions() != nil || cp.Ready() != nil {
 		t.Errorf("a control plane or a demo runs without being asked for")
 	}
 	if err := cp.StopMember("etcd-9"); err == nil || !strings.Contains(err.Error(), `no member "etcd-9"`) {
@@ -177,7 +177,7 @@ func TestAKeptDataDirStartsAgainWithTheDemo(t *testing.T) {
 		return
 	}
 	cp := start(t, Options{Cluster: embedded.Options{Members: 1, DataDir: os.Getenv(dirEnv)}, APIServer: true, Demo: demo.Calm, Nodes: 1})
-	writes, stopWrites := cp.Writes(1024)
+	writes, stopWrites := cp.Writes().Subscribe(1024)
 	defer stopWrites()
 	waitReady(t, cp)
 	reactions, stopReactions := cp.Reactions().Subscribe(1024)

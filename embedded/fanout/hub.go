@@ -16,6 +16,9 @@ type Hub[T any] struct {
 	subs    map[*subscriber[T]]struct{}
 	closed  bool
 	dropped atomic.Uint64
+	// count is len(subs), read without the lock by publishers that do
+	// the work of a value only when someone will receive it.
+	count atomic.Int32
 }
 
 // subscriber hands a value over without blocking, or says it could not.
@@ -57,15 +60,21 @@ func Map[T, U any](h *Hub[T], buffer int, f func(T) U) (values <-chan U, cancel 
 		h.subs = map[*subscriber[T]]struct{}{}
 	}
 	h.subs[s] = struct{}{}
+	h.count.Store(int32(len(h.subs)))
 	return ch, func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		if _, ok := h.subs[s]; ok { // not yet ended by Close
 			delete(h.subs, s)
+			h.count.Store(int32(len(h.subs)))
 			s.end()
 		}
 	}
 }
+
+// Subscribers is how many subscriptions are open. A publisher asks it to
+// skip building values nobody would receive.
+func (h *Hub[T]) Subscribers() int { return int(h.count.Load()) }
 
 // Publish offers v to every subscriber and returns at once.
 func (h *Hub[T]) Publish(v T) {
@@ -91,4 +100,5 @@ func (h *Hub[T]) Close() {
 		s.end()
 	}
 	clear(h.subs)
+	h.count.Store(0)
 }

@@ -126,3 +126,27 @@ func TestNoGoroutineOutlivesTheHub(t *testing.T) {
 	wg.Go(h.Close)
 	wg.Wait()
 }
+
+// TestSubscribersCountsOpenSubscriptions is what a publisher asks before
+// it builds a value: no subscription, no work.
+func TestSubscribersCountsOpenSubscriptions(t *testing.T) {
+	var h Hub[int]
+	if n := h.Subscribers(); n != 0 {
+		t.Fatalf("a new hub has %d subscribers", n)
+	}
+	_, cancelA := h.Subscribe(1)
+	_, cancelB := h.Subscribe(1)
+	if n := h.Subscribers(); n != 2 {
+		t.Errorf("after two subscriptions: %d", n)
+	}
+	cancelA()
+	cancelA()
+	if n := h.Subscribers(); n != 1 {
+		t.Errorf("after one cancel, called twice: %d", n)
+	}
+	h.Close()
+	cancelB()
+	if n := h.Subscribers(); n != 0 {
+		t.Errorf("after Close: %d", n)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/etcdscope/etcdscope/decode"
 	"github.com/spf13/pflag"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apiserver/pkg/admission"
@@ -152,4 +153,21 @@ func serve(ctx context.Context, opts apiserveroptions.CompletedOptions, r *recor
 		return err
 	}
 	return prepared.Run(ctx)
+}
+
+// encryptionOf reads the encryption config kube-apiserver is given, for
+// the write path to say which writes it encrypts; nil without one.
+func encryptionOf(path string) (*decode.Encryption, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("encryption config: %w", err)
+	}
+	e, err := decode.ParseEncryptionConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return e, nil
 }

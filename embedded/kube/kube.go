@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etcdscope/etcdscope/embedded/fanout"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -110,7 +111,13 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		listener.Close()
 		return nil, err
 	}
-	c.writes = newRecorder()
+	encryption, err := encryptionOf(opts.EncryptionConfig)
+	if err != nil && opts.Log != nil {
+		// kube-apiserver reads the file too, and refuses to serve when it
+		// cannot: its error is the one to report.
+		fmt.Fprintf(opts.Log, "write path: the encryption config is not shown: %v\n", err)
+	}
+	c.writes = newRecorder(encryption)
 	if c.sink, err = c.startAuditSink(c.writes); err != nil {
 		listener.Close()
 		return nil, err
@@ -248,7 +255,7 @@ func (c *ControlPlane) Close() error {
 	return err
 }
 
-// Writes delivers what kube-apiserver did with each write from now on,
-// until cancel: see Write. A subscriber slower than buffer loses writes
-// rather than slowing the server; nothing is recorded while none listens.
-func (c *ControlPlane) Writes(buffer int) (<-chan Write, func()) { return c.writes.subscribe(buffer) }
+// Writes publishes what kube-apiserver did with each write: see Write. A
+// subscriber slower than its buffer loses writes rather than slowing the
+// server; nothing is recorded while none subscribes.
+func (c *ControlPlane) Writes() *fanout.Hub[Write] { return &c.writes.hub }

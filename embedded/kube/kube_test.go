@@ -14,7 +14,10 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/server/options/encryptionconfig"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	storagevalue "k8s.io/apiserver/pkg/storage/value"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -307,38 +310,71 @@ func TestOldestAndNewestKubectl(t *testing.T) {
 // TestEveryStoredValueIsTheStorageCodecs walks every key kube-apiserver has
 // written by now (its bootstrap, the controllers', the tests before this
 // one): each protobuf value is exactly what k8s.io/apiserver's storage
-// codec makes of the object it holds, and etcdscope decodes every value,
-// protobuf or JSON, without a problem.
+// codec makes of the object it holds, Secrets encrypted at rest as the
+// encryption config says, and etcdscope decodes every value, protobuf or
+// JSON, encrypted or not, without a problem.
 func TestEveryStoredValueIsTheStorageCodecs(t *testing.T) {
+	newKubectl(t, kubectlDispatcher, KubeconfigAdminContext).run("", "create", "secret", "generic", "stored-encrypted", "--from-literal=password=hunter2")
 	resp, err := etcdClient(t).Get(context.Background(), "/registry/", clientv3.WithPrefix())
 	if err != nil {
 		t.Fatal(err)
 	}
+	dec, unwrap := testDecoder(t), serverTransformers(t)
 	resources := map[string]bool{}
 	for _, kv := range resp.Kvs {
 		key := string(kv.Key)
-		obj := decode.Decode(key, kv.Value)
+		obj := dec.Decode(key, kv.Value)
 		if obj.Problem != "" {
 			t.Errorf("%s (%s): %s", key, obj.Format, obj.Problem)
 			continue
 		}
 		resources[obj.Key.Resource] = true
+		plain := kv.Value
+		if obj.Key.Resource == "secrets" {
+			if !bytes.HasPrefix(plain, []byte("k8s:enc:aescbc:v1:"+testEncryptionKey+":")) {
+				t.Errorf("%s is not encrypted at rest with aescbc key %s: %.20q", key, testEncryptionKey, plain)
+				continue
+			}
+			if plain, err = unwrap(key, plain); err != nil {
+				t.Errorf("%s: %v", key, err)
+				continue
+			}
+		}
 		if obj.Format != decode.FormatProtobuf {
 			continue
 		}
-		stored, _, err := scheme.Codecs.UniversalDeserializer().Decode(kv.Value, nil, nil)
+		stored, _, err := scheme.Codecs.UniversalDeserializer().Decode(plain, nil, nil)
 		if err != nil {
 			t.Errorf("%s: %v", key, err)
 			continue
 		}
-		if !bytes.Equal(kv.Value, storageEncode(t, stored)) {
+		if !bytes.Equal(plain, storageEncode(t, stored)) {
 			t.Errorf("%s: the stored value is not the storage codec's encoding of what it holds", key)
 		}
+	}
+	if !resources["secrets"] {
+		t.Error("no Secret stored: the encryption at rest was not seen")
 	}
 	if len(resources) < 30 {
 		t.Errorf("only %d resources stored: %v", len(resources), resources)
 	}
 	t.Logf("%d values of %d resources", len(resp.Kvs), len(resources))
+}
+
+// serverTransformers decrypts a Secret's value with the transformers
+// kube-apiserver builds from the same encryption config.
+func serverTransformers(t *testing.T) func(key string, value []byte) ([]byte, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	cfg, err := encryptionconfig.LoadEncryptionConfig(ctx, testOptions.EncryptionConfig, false, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := cfg.Transformers[schema.GroupResource{Resource: "secrets"}]
+	return func(key string, value []byte) ([]byte, error) {
+		plain, _, err := secrets.TransformFromStorage(ctx, value, storagevalue.DefaultContext(key))
+		return plain, err
+	}
 }
 
 // storageEncode encodes obj as k8s.io/apiserver's storage codec does for a

@@ -2,6 +2,8 @@ package kube
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/embedded"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
@@ -55,8 +58,14 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer log.Close()
+	encryption, err := writeEncryptionConfig(testDir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	tls := testCluster.TLS()
 	testOptions = Options{
+		EncryptionConfig:   encryption,
 		Dir:                filepath.Join(testDir, "kubernetes"),
 		Etcd:               Etcd{Endpoints: testCluster.Endpoints(), CA: tls.CA, Cert: tls.Cert, Key: tls.Key},
 		Log:                log,
@@ -83,6 +92,44 @@ func runMain(m *testing.M) int {
 		os.Stderr.Write(b)
 	}
 	return code
+}
+
+// testEncryptionKey is the name of the aescbc key the test control plane
+// encrypts Secrets with, as many real clusters do; other resources stay
+// plain (identity).
+const testEncryptionKey = "key1"
+
+func writeEncryptionConfig(dir string) (string, error) {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "encryption.yaml")
+	yaml := fmt.Sprintf(`apiVersion: apiserver.config.k8s.io/v1
+kind: EncryptionConfiguration
+resources:
+  - resources: [secrets]
+    providers:
+      - aescbc:
+          keys: [{name: %s, secret: %s}]
+      - identity: {}
+`, testEncryptionKey, base64.StdEncoding.EncodeToString(secret))
+	return path, os.WriteFile(path, []byte(yaml), 0o600)
+}
+
+// testDecoder decodes values as etcdscope does given the control plane's
+// encryption config (--encryption-config).
+func testDecoder(t testing.TB) decode.Decoder {
+	t.Helper()
+	data, err := os.ReadFile(testOptions.EncryptionConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := decode.ParseEncryptionConfig(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decode.Decoder{Encryption: enc}
 }
 
 // etcdClient is a raw client of the test cluster.

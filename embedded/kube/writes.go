@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
@@ -38,10 +37,13 @@ type Write struct {
 	// Admission is every admission plugin that handled the request, in the
 	// order they ran: mutating first, then validating.
 	Admission []AdmissionStep
-	// Webhooks are the admission webhooks' and policies' own annotations.
-	Webhooks map[string]string
+	// Webhooks are what admission webhooks and policies recorded of the
+	// request in its audit annotations, a line each in the order they ran.
+	Webhooks []string
 	// Key is where the object lives in etcd, Encoding how kube-apiserver
-	// stores it there ("protobuf", or "json" for custom resources).
+	// stores it there ("protobuf", or "json" for custom resources, then
+	// the encryption provider and key when the encryption config covers
+	// the resource).
 	Key, Encoding string
 	// Revision is the etcd revision the write committed at (the answered
 	// object's resourceVersion); 0 when it did not commit.
@@ -114,29 +116,20 @@ const (
 // records only while someone subscribes: a headless control plane pays
 // nothing for it.
 type recorder struct {
-	hub      fanout.Hub[Write]
-	watching atomic.Int32
+	hub fanout.Hub[Write]
+	// encryption is kube-apiserver's --encryption-provider-config, nil
+	// without one: it says which values are stored encrypted, and how.
+	encryption *decode.Encryption
 
 	mu      sync.Mutex
 	pending map[string]*pendingWrite
 }
 
-func newRecorder() *recorder { return &recorder{pending: map[string]*pendingWrite{}} }
-
-// subscribe delivers each Write from now on, until cancel.
-func (r *recorder) subscribe(buffer int) (<-chan Write, func()) {
-	ch, cancel := r.hub.Subscribe(buffer)
-	r.watching.Add(1)
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			r.watching.Add(-1)
-			cancel()
-		})
-	}
+func newRecorder(encryption *decode.Encryption) *recorder {
+	return &recorder{pending: map[string]*pendingWrite{}, encryption: encryption}
 }
 
-func (r *recorder) on() bool { return r.watching.Load() > 0 }
+func (r *recorder) on() bool { return r.hub.Subscribers() > 0 }
 
 // with runs f on the request's pending record, made when missing.
 func (r *recorder) with(auditID string, f func(*pendingWrite)) {
@@ -196,6 +189,9 @@ func (r *recorder) audited(ev *auditv1.Event) {
 			w.Key, w.Encoding = storageOf(&ref)
 		}
 	}
+	if how := r.encryption.WritesWith(ev.ObjectRef.APIGroup, ev.ObjectRef.Resource); how != "" && w.Encoding != "" {
+		w.Encoding += ", encrypted at rest with " + how
+	}
 	r.hub.Publish(w)
 }
 
@@ -223,14 +219,7 @@ func writeOf(ev *auditv1.Event) Write {
 	if ev.ResponseStatus != nil {
 		w.Code, w.Message = int(ev.ResponseStatus.Code), ev.ResponseStatus.Message
 	}
-	for k, v := range ev.Annotations {
-		if strings.Contains(k, "admission.k8s.io/") {
-			if w.Webhooks == nil {
-				w.Webhooks = map[string]string{}
-			}
-			w.Webhooks[k] = v
-		}
-	}
+	w.Webhooks = admissionNotes(ev.Annotations)
 	w.Key, w.Encoding = storageOf(ref)
 	return w
 }

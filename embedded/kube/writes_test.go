@@ -35,7 +35,7 @@ func waitWrite(t *testing.T, ch <-chan Write, what string, match func(Write) boo
 }
 
 func TestTheWritePathComesFromTheServersHooks(t *testing.T) {
-	ch, cancel := testCP.Writes(1024)
+	ch, cancel := testCP.Writes().Subscribe(1024)
 	defer cancel()
 	admin := newKubectl(t, kubectlDispatcher, KubeconfigAdminContext)
 	admin.run("", "create", "configmap", "traced", "--from-literal=a=b")
@@ -73,6 +73,13 @@ func TestTheWritePathComesFromTheServersHooks(t *testing.T) {
 		}
 		if rev := resp.Kvs[0].ModRevision; w.Revision != rev {
 			t.Errorf("revision %d, etcd has the key at %d", w.Revision, rev)
+		}
+	})
+	t.Run("a Secret is stored encrypted, and the write path says with what", func(t *testing.T) {
+		admin.run("", "create", "secret", "generic", "traced-secret", "--from-literal=a=b")
+		w := nextWrite(t, ch, "create", "secrets", "traced-secret")
+		if want := `protobuf, encrypted at rest with aescbc key "` + testEncryptionKey + `"`; w.Encoding != want {
+			t.Errorf("encoding %q, want %q", w.Encoding, want)
 		}
 	})
 	t.Run("a refused write says which stage refused it", func(t *testing.T) {

@@ -35,7 +35,7 @@ type Write struct {
 	Decision        string      // the authorizer's: "allow" or "forbid"
 	Reason          string      // e.g. `RBAC: allowed by ClusterRoleBinding "x" of ClusterRole "y" to ServiceAccount "z/ns"`; "" for system:masters
 	Admission       []Admission // in the order they ran, mutating then validating
-	Webhooks        []string    // "key: value" annotations of admission webhooks and policies
+	Webhooks        []string    // what admission webhooks and policies recorded, a line each
 	Key             string      // the etcd key, "" when not known
 	Encoding        string      // "protobuf" or "json"
 	Revision        int64       // etcd revision committed; 0 if it was not

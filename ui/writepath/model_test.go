@@ -138,14 +138,14 @@ func TestWebhookRefusalNamesThePluginAndItsMessageOnce(t *testing.T) {
 		Admission{Plugin: "MutatingAdmissionWebhook", Phase: "mutating", Duration: 2 * time.Millisecond, Mutated: true},
 		Admission{Plugin: "PodSecurity", Phase: "validating", Duration: 50 * time.Microsecond},
 		Admission{Plugin: "ValidatingAdmissionWebhook", Phase: "validating", Duration: time.Millisecond, Refusal: why})
-	w.Webhooks = []string{`mutation.webhook.admission.k8s.io/round_0_index_0: {"configuration":"etcdscope-labels","webhook":"labels.etcdscope.io","mutated":true}`}
+	w.Webhooks = []string{"mutating webhook labels.etcdscope.io (etcdscope-labels): mutated the object"}
 	m.Update(WritesMsg{Writes: []Write{w}})
 	got := m.View()
 	mustShow(t, got, "the webhook's refusal",
 		"400 validating admission (", // cut to its column; the refusal row has it whole
 		"mutating: 4 ran in 2.0ms, 3 changed the object: DefaultStorageClass, StorageObjectInUseProtection, MutatingAdmissionWebhook",
 		"validating: 2 ran in 1.1ms, ValidatingAdmissionWebhook refused",
-		`webhooks        mutation.webhook.admission.k8s.io/round_0_index_0: {"configuration":"etcdscope-labels"`,
+		"webhooks        mutating webhook labels.etcdscope.io (etcdscope-labels): mutated the object",
 	)
 	if n := strings.Count(flat(got), why); n != 1 {
 		t.Errorf("the webhook's message shows %d times, want once, in the refusal:\n%s", n, got)
