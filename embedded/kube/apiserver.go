@@ -130,16 +130,16 @@ func runAPIServer(ctx context.Context, flags []string, listener net.Listener, r 
 	return serve(ctx, completed, r)
 }
 
-// serve is kube-apiserver's Run, with the recorder's handler innermost in
-// the aggregator's chain, the outermost server's, which every request
-// passes.
+// serve is kube-apiserver's Run, with the recorder's handler and the
+// components' agents innermost in the aggregator's chain, the outermost
+// server's, which every request passes.
 func serve(ctx context.Context, opts apiserveroptions.CompletedOptions, r *recorder) error {
 	config, err := apiserverapp.NewConfig(opts)
 	if err != nil {
 		return err
 	}
 	generic := &config.Aggregator.GenericConfig.Config
-	generic.BuildHandlerChainFunc = r.recordAnswers(generic.BuildHandlerChainFunc)
+	generic.BuildHandlerChainFunc = r.recordAnswers(componentAgents(generic.BuildHandlerChainFunc))
 	completed, err := config.Complete()
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -264,6 +265,31 @@ func TestDeletionsAreCollected(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestWritersAreNamedAsInARealCluster reads the managedFields of objects the
+// components wrote, as kubectl shows them: the controllers' writes are
+// kube-controller-manager's and the bootstrap's kube-apiserver's, as in a
+// cluster where each runs as its own binary, not the process they share.
+func TestWritersAreNamedAsInARealCluster(t *testing.T) {
+	k := newKubectl(t, kubectlDispatcher, KubeconfigAdminContext)
+	k.run("", "create", "deployment", "managed", "--image=nginx:1.27")
+	managers := func(args ...string) []string {
+		out, _, err := k.try("", append([]string{"get", "-o", "jsonpath={.items[*].metadata.managedFields[*].manager}{.metadata.managedFields[*].manager}", "--show-managed-fields"}, args...)...)
+		if err != nil {
+			return nil
+		}
+		return strings.Fields(out)
+	}
+	eventually(t, time.Minute, "the deployment controller writes a ReplicaSet", func() error {
+		if got := managers("replicasets", "-l", "app=managed"); !slices.Contains(got, "kube-controller-manager") {
+			return fmt.Errorf("managers %q, want kube-controller-manager", got)
+		}
+		return nil
+	})
+	if got := managers("namespace", "default"); !slices.Contains(got, "kube-apiserver") {
+		t.Errorf("the default namespace's managers %q, want kube-apiserver", got)
+	}
 }
 
 func TestTheCompactorRemovesOldHistory(t *testing.T) {

@@ -34,6 +34,19 @@ func waitWrite(t *testing.T, ch <-chan Write, what string, match func(Write) boo
 	}
 }
 
+// TestTheWritePathSaysASecretIsEncrypted creates a Secret, which the test
+// control plane's encryption config covers: the storage row names the
+// provider and key kube-apiserver encrypted it with.
+func TestTheWritePathSaysASecretIsEncrypted(t *testing.T) {
+	ch, cancel := testCP.Writes().Subscribe(1024)
+	defer cancel()
+	newKubectl(t, kubectlDispatcher, KubeconfigAdminContext).run("", "create", "secret", "generic", "traced-secret", "--from-literal=a=b")
+	w := nextWrite(t, ch, "create", "secrets", "traced-secret")
+	if want := `protobuf, encrypted at rest with aescbc key "` + testEncryptionKey + `"`; w.Encoding != want {
+		t.Errorf("encoding %q, want %q", w.Encoding, want)
+	}
+}
+
 func TestTheWritePathComesFromTheServersHooks(t *testing.T) {
 	ch, cancel := testCP.Writes().Subscribe(1024)
 	defer cancel()
@@ -75,33 +88,7 @@ func TestTheWritePathComesFromTheServersHooks(t *testing.T) {
 			t.Errorf("revision %d, etcd has the key at %d", w.Revision, rev)
 		}
 	})
-	t.Run("a Secret is stored encrypted, and the write path says with what", func(t *testing.T) {
-		admin.run("", "create", "secret", "generic", "traced-secret", "--from-literal=a=b")
-		w := nextWrite(t, ch, "create", "secrets", "traced-secret")
-		if want := `protobuf, encrypted at rest with aescbc key "` + testEncryptionKey + `"`; w.Encoding != want {
-			t.Errorf("encoding %q, want %q", w.Encoding, want)
-		}
-	})
-	t.Run("a refused write says which stage refused it", func(t *testing.T) {
-		viewer := newKubectl(t, kubectlDispatcher, KubeconfigViewerContext)
-		if _, _, err := viewer.try("", "create", "configmap", "refused-traced", "--from-literal=a=b"); err == nil {
-			t.Fatal("the viewer's create succeeded")
-		}
-		// Authorization refuses before the body is read: the name is not known.
-		w := waitWrite(t, ch, "the viewer's create", func(w Write) bool {
-			return w.Verb == "create" && w.Resource == "configmaps" && w.User == ViewerUser
-		})
-		stage, why := w.Refused()
-		if w.Code != 403 || stage != "authorization" || w.Revision != 0 {
-			t.Errorf("code %d stage %q why %q revision %d", w.Code, stage, why, w.Revision)
-		}
-		if !strings.Contains(w.Message, `User "etcdscope-viewer" cannot create resource "configmaps"`) {
-			t.Errorf("message %q", w.Message)
-		}
-		if !strings.Contains(why, "cannot create resource") {
-			t.Errorf("why %q", why)
-		}
-	})
+	t.Run("a refused write says which stage refused it", func(t *testing.T) { viewerRefused(t, ch) })
 	t.Run("a controller's write is allowed by its RBAC binding", func(t *testing.T) {
 		admin.run("", "create", "deployment", "traced", "--image=nginx:1.27")
 		w := waitWrite(t, ch, "the deployment controller's create of a ReplicaSet", func(w Write) bool {
@@ -132,4 +119,27 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// viewerRefused has the viewer create a ConfigMap, which RBAC refuses: the
+// write path says authorization refused it, and why.
+func viewerRefused(t *testing.T, ch <-chan Write) {
+	viewer := newKubectl(t, kubectlDispatcher, KubeconfigViewerContext)
+	if _, _, err := viewer.try("", "create", "configmap", "refused-traced", "--from-literal=a=b"); err == nil {
+		t.Fatal("the viewer's create succeeded")
+	}
+	// Authorization refuses before the body is read: the name is not known.
+	w := waitWrite(t, ch, "the viewer's create", func(w Write) bool {
+		return w.Verb == "create" && w.Resource == "configmaps" && w.User == ViewerUser
+	})
+	stage, why := w.Refused()
+	if w.Code != 403 || stage != "authorization" || w.Revision != 0 {
+		t.Errorf("code %d stage %q why %q revision %d", w.Code, stage, why, w.Revision)
+	}
+	if !strings.Contains(w.Message, `User "etcdscope-viewer" cannot create resource "configmaps"`) {
+		t.Errorf("message %q", w.Message)
+	}
+	if !strings.Contains(why, "cannot create resource") {
+		t.Errorf("why %q", why)
+	}
 }
