@@ -1,52 +1,73 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 type getFlags struct {
 	namespace     string
 	allNamespaces bool
 	rev           int64
+	keys          bool
+	labels        string // -l
+	fields        string // --field-selector
+	sortBy        string
 	// dec is the decoder --show-secrets and the other decoding flags make.
 	dec decode.Decoder
+	out listOutput
 }
 
 func newGetCmd(conn *connFlags) *cobra.Command {
 	var (
 		f      getFlags
-		output *printFlags
+		output *getOutputFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "get KEY|RESOURCE [NAME] [-n NS] [-A] [--rev R] [-o yaml|json|raw]",
+		Use:   "get KEY|RESOURCE [NAME] [-n NS] [-A] [-l SELECTOR] [--rev R] [-o FORMAT]",
 		Short: "Show one object, or a list of objects, decoded",
 		Long: `get reads one etcd key, or the objects of a resource as kubectl names it
-(pods, po, deployments.apps, deploy, svc, cm, ...), and prints them decoded:
-YAML by default, JSON with -o json, the bytes as stored with -o raw.
-metadata.resourceVersion is the key's mod revision, as the API server shows it.
+(pods, po, deployments.apps, deploy, svc, cm, a custom resource's names, ...),
+and prints them decoded: YAML by default, JSON with -o json, the bytes as
+stored with -o raw. metadata.resourceVersion is the key's mod revision, as the
+API server shows it.
 
 A RESOURCE without NAME lists its objects in the namespace (-n, default
-"default"), or in every namespace with -A: a table, or a List with -o.`,
+"default"), or in every namespace with -A, as kubectl get does: the columns
+kube-apiserver's printers make for the kind (a custom resource's printer
+columns, its CRD read at the same revision), and REVISION, the key's mod
+revision; -o wide, name, jsonpath=, custom-columns=, go-template= as
+kubectl's; -o yaml or json for a List. -l and --field-selector select as the
+API server does, --sort-by orders by a JSONPath. --keys lists keys and their
+revisions without reading values, the fastest listing. A value that is not
+an object ends a listing with an error naming its key.`,
 		Example: `  etcdscope get /registry/pods/default/web-0
   etcdscope get po web-0 -o json
-  etcdscope get deploy -A
+  etcdscope get pods -A -o wide --field-selector status.phase=Running
+  etcdscope get deploy -A -l app=web --sort-by .metadata.creationTimestamp
+  etcdscope get pods -A -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}'
   etcdscope get cm kube-root-ca.crt -n kube-system --rev 1200 -o raw`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pr, err := output.toPrinter(cmd)
 			if err != nil {
+				return err
+			}
+			if f.out, err = output.listOutput(); err != nil {
+				return err
+			}
+			if err = f.check(); err != nil {
 				return err
 			}
 			if f.dec, err = conn.decoding.decoder(); err != nil {
@@ -60,22 +81,73 @@ A RESOURCE without NAME lists its objects in the namespace (-n, default
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", `namespace of a namespaced RESOURCE (default "default")`)
 	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "list RESOURCE in every namespace")
 	cmd.Flags().Int64Var(&f.rev, "rev", 0, "read as of this revision (0: the newest)")
-	output = addPrintFlags(cmd, "", "output format: yaml, json or raw (default yaml for one object, a table for a list)",
-		decode.OutputYAML, decode.OutputJSON, outputRaw)
+	cmd.Flags().BoolVar(&f.keys, "keys", false, "list RESOURCE's keys with their revisions and version, without reading values")
+	cmd.Flags().StringVarP(&f.labels, "selector", "l", "", "label selector, as kubectl's: -l app=web,tier!=db")
+	cmd.Flags().StringVar(&f.fields, "field-selector", "", "field selector, the fields the API server supports for the kind: --field-selector status.phase=Running")
+	cmd.Flags().StringVar(&f.sortBy, "sort-by", "", "sort by a JSONPath of the object as served, as kubectl's: --sort-by .metadata.creationTimestamp")
+	output = addGetOutputFlags(cmd)
 	conn.decoding.register(cmd.Flags())
 	return cmd
 }
 
+// check refuses flags that do not go together, before anything is read.
+func (f getFlags) check() error {
+	if _, err := labels.Parse(f.labels); err != nil {
+		return fmt.Errorf("-l %s: %w", f.labels, err)
+	}
+	if _, err := fields.ParseSelector(f.fields); err != nil {
+		return fmt.Errorf("--field-selector %s: %w", f.fields, err)
+	}
+	if f.sortBy != "" {
+		if _, err := parseSortField(f.sortBy, f.out.table()); err != nil {
+			return err
+		}
+	}
+	if f.keys && (f.labels != "" || f.fields != "" || f.sortBy != "" || f.out.format != "") {
+		return errors.New("--keys lists keys without reading values: it takes no -l, --field-selector, --sort-by or -o")
+	}
+	return nil
+}
+
+// selects says whether any flag asks for objects to be read and
+// selected or ordered.
+func (f getFlags) selects() bool { return f.labels != "" || f.fields != "" || f.sortBy != "" }
+
+// printsOne says whether -o prints one object as the value it is (YAML,
+// JSON, raw), rather than as a listing of one.
+func (f getFlags) printsOne() bool {
+	switch f.out.format {
+	case "", decode.OutputYAML, decode.OutputJSON, outputRaw:
+		return !f.selects()
+	}
+	return false
+}
+
 func runGet(ctx context.Context, pr printer, src etcdview.Source, args []string, f getFlags) error {
-	if strings.HasPrefix(args[0], "/") || len(args) == 1 && !isResourceName(args[0]) {
+	var res *table.Resource
+	var resErr error // the custom resources could not be read
+	if !strings.HasPrefix(args[0], "/") {
+		res, f.rev, resErr = resolveResource(ctx, src, f.dec, args[0], f.rev)
+		if res == nil && len(args) == 2 {
+			if resErr != nil {
+				return resErr
+			}
+			return fmt.Errorf("unknown resource type %q: give a resource as kubectl names it (pods, po, deploy, ...) or a key starting with /", args[0])
+		}
+	}
+	if res == nil {
+		// compact_rev_key, or a key starting with "/".
 		if len(args) == 2 {
 			return fmt.Errorf("a key takes no NAME: give %s alone, or a resource and a name", args[0])
 		}
-		return getOne(ctx, pr, src, args[0], f)
-	}
-	res, ok := decode.LookupResource(args[0])
-	if !ok {
-		return fmt.Errorf("unknown resource type %q: give a resource as kubectl names it (pods, po, deploy, ...) or a key starting with /", args[0])
+		if !f.printsOne() || f.keys {
+			return fmt.Errorf("%s is a key: -o wide, name and templates, --keys, -l, --field-selector and --sort-by list a RESOURCE", args[0])
+		}
+		err := getOne(ctx, pr, src, args[0], f)
+		if errors.Is(err, etcdview.ErrNotFound) && resErr != nil {
+			return errors.Join(resErr, err)
+		}
+		return err
 	}
 	ns := f.namespace
 	if ns == "" && res.Namespaced && !f.allNamespaces {
@@ -89,19 +161,26 @@ func runGet(ctx context.Context, pr printer, src etcdview.Source, args []string,
 		return getOne(ctx, pr, src, prefix, f)
 	}
 	if len(args) == 2 {
-		if f.allNamespaces && res.Namespaced {
+		switch {
+		case f.allNamespaces && res.Namespaced:
 			return errors.New("a NAME needs one namespace: use -n instead of -A")
+		case f.labels != "" || f.fields != "":
+			return errors.New("a NAME cannot be given with a selector")
+		case f.keys:
+			return errors.New("--keys lists a RESOURCE: give no NAME")
+		case f.printsOne():
+			return getOne(ctx, pr, src, prefix+args[1], f)
 		}
-		return getOne(ctx, pr, src, prefix+args[1], f)
 	}
-	return getList(ctx, pr, src, res, prefix, f)
-}
-
-// isResourceName says whether a lone argument not starting with "/" names a
-// resource; otherwise it is read as a key (compact_rev_key).
-func isResourceName(s string) bool {
-	_, ok := decode.LookupResource(s)
-	return ok
+	l, err := newLister(pr, res, f, ns)
+	if err != nil {
+		return err
+	}
+	if len(args) == 2 {
+		l.single = true
+		return l.list(ctx, onePage(src, prefix+args[1], f.rev))
+	}
+	return getList(ctx, l, src, prefix, f)
 }
 
 func getOne(ctx context.Context, pr printer, src etcdview.Source, key string, f getFlags) error {
@@ -145,17 +224,24 @@ func printValue(s printer, key string, kv *etcdview.KV, dec decode.Decoder) erro
 	return nil
 }
 
-// getList lists the objects of a resource: a table of keys, or a List of the
-// decoded objects, read as of one revision.
-func getList(ctx context.Context, pr printer, src etcdview.Source, res decode.Resource, prefix string, f getFlags) error {
-	if pr.output == outputRaw {
+// getList lists the objects of a resource, read as of one revision: its
+// keys alone with --keys, else its decoded objects as l prints them.
+func getList(ctx context.Context, l *lister, src etcdview.Source, prefix string, f getFlags) error {
+	if l.pr.output == outputRaw {
 		return errors.New("-o raw prints one value: give a NAME")
 	}
 	// A list allocates in proportion to its objects, while what stays live
-	// is small beside it (a few pages, or the keys alone): see listGCPercent.
-	defer debug.SetGCPercent(debug.SetGCPercent(listGCPercent))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(listMemoryLimit))
-	if pr.output == "" {
+	// is small beside it (a few pages, the rows, or the keys alone): see
+	// listGCPercent.
+	limit := l.memoryLimit()
+	if f.keys {
+		limit = listMemoryLimit
+	}
+	if limit > 0 {
+		defer debug.SetGCPercent(debug.SetGCPercent(listGCPercent))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+	}
+	if f.keys {
 		var kvs []etcdview.KV
 		err := listPages(src, prefix, f.rev, false)(ctx, func(page []etcdview.KV) error {
 			kvs = append(kvs, page...)
@@ -164,20 +250,20 @@ func getList(ctx context.Context, pr printer, src etcdview.Source, res decode.Re
 		if err != nil {
 			return err
 		}
-		return printObjectTable(pr, res, kvs)
+		return printObjectTable(l.pr, l.res.Resource, kvs)
 	}
-	dec := f.dec
-	dec.JSONOnly = true // each item is written from the object or its view, never its sections
-	format := jsonList
-	if pr.output == decode.OutputYAML {
-		format = yamlList
+	return l.list(ctx, listPages(src, prefix, f.rev, true))
+}
+
+// onePage is a pager of the one value at key.
+func onePage(src etcdview.Source, key string, rev int64) pager {
+	return func(ctx context.Context, yield func([]etcdview.KV) error) error {
+		kv, err := src.Get(ctx, key, rev)
+		if err != nil {
+			return err
+		}
+		return yield([]etcdview.KV{*kv})
 	}
-	w := pr.p.writer(pr.out)
-	err := writeList(ctx, w, dec, listPages(src, prefix, f.rev, true), format)
-	if ferr := w.Flush(); err == nil {
-		err = ferr
-	}
-	return err
 }
 
 // pager reads the keys under a prefix page by page, as of one revision, and
@@ -240,85 +326,4 @@ func valuesPageLimit(last []etcdview.KV) int {
 		return listValuesPage
 	}
 	return min(max(listPageBytes*len(last)/size, 1), listValuesPage)
-}
-
-func printObjectTable(s printer, res decode.Resource, keys []etcdview.KV) error {
-	if len(keys) == 0 {
-		fmt.Fprintf(s.errOut, "No %s found.\n", res.Resource)
-		return nil
-	}
-	// The columns are laid out as kubectl's tabwriter (padding 3) lays them
-	// out, in two passes over the rows: tabwriter would keep every cell of
-	// a 100k-row table in its own buffers until the end, and cost a third
-	// of the command.
-	header := []string{"NAME", "REVISION", "CREATED AT", "VERSION"}
-	if res.Namespaced {
-		header = append([]string{"NAMESPACE"}, header...)
-	}
-	type cells struct{ namespace, name string } // inert on a terminal
-	rows, widths := make([]cells, len(keys)), make([]int, len(header))
-	for i, h := range header {
-		widths[i] = len(h)
-	}
-	var num [20]byte
-	numWidth := func(col int, n int64) {
-		widths[col] = max(widths[col], len(strconv.AppendInt(num[:0], n, 10)))
-	}
-	for i, kv := range keys {
-		k := decode.ParseKey(kv.Key)
-		name := k.Name
-		if !k.IsObject {
-			name = k.String()
-		}
-		rows[i] = cells{s.p.text(k.Namespace), s.p.text(name)}
-		col := 0
-		if res.Namespaced {
-			widths[0] = max(widths[0], utf8.RuneCountInString(rows[i].namespace))
-			col = 1
-		}
-		widths[col] = max(widths[col], utf8.RuneCountInString(rows[i].name))
-		numWidth(col+1, kv.ModRevision)
-		numWidth(col+2, kv.CreateRevision)
-	}
-	// padCell pads the cell that starts at b[start:] to its column's width
-	// and the padding.
-	const padding = 3
-	padCell := func(b []byte, start, width int) []byte {
-		for range width - utf8.RuneCount(b[start:]) + padding {
-			b = append(b, ' ')
-		}
-		return b
-	}
-	// One write per 64 KiB, not per row: a list of 100k pods otherwise
-	// costs 100k write calls.
-	out := bufio.NewWriterSize(s.out, 64<<10)
-	var row []byte
-	cell := func(col int, text string) {
-		start := len(row)
-		row = padCell(append(row, text...), start, widths[col])
-	}
-	numCell := func(col int, n int64) {
-		start := len(row)
-		row = padCell(strconv.AppendInt(row, n, 10), start, widths[col])
-	}
-	for i, h := range header[:len(header)-1] {
-		cell(i, h)
-	}
-	out.Write(append(append(row, header[len(header)-1]...), '\n'))
-	for i, kv := range keys {
-		row = row[:0]
-		col := 0
-		if res.Namespaced {
-			cell(0, rows[i].namespace)
-			col = 1
-		}
-		cell(col, rows[i].name)
-		numCell(col+1, kv.ModRevision)
-		numCell(col+2, kv.CreateRevision)
-		row = append(strconv.AppendInt(row, kv.Version, 10), '\n')
-		if _, err := out.Write(row); err != nil {
-			return err
-		}
-	}
-	return out.Flush()
 }

@@ -73,7 +73,7 @@ func TestListStreamsWhatWriteDocPrints(t *testing.T) {
 			if err := writeDoc(&want, output, listDoc(items)); err != nil {
 				t.Fatal(err)
 			}
-			if err := writeList(context.Background(), &got, dec, pagesOf(kvs, tc.page, nil), format); err != nil {
+			if err := writeList(context.Background(), &got, dec, pagesOf(kvs, tc.page, nil), format, nil); err != nil {
 				t.Fatal(err)
 			}
 			if got.String() != want.String() {
@@ -107,7 +107,7 @@ func TestListStopsAtTheFirstErrorInKeyOrder(t *testing.T) {
 		for output, format := range map[string]listFormat{decode.OutputJSON: jsonList, decode.OutputYAML: yamlList} {
 			t.Run(tc.name+" "+output, func(t *testing.T) {
 				var out bytes.Buffer
-				err := writeList(context.Background(), &out, decode.Decoder{JSONOnly: true}, pagesOf(tc.kvs, listChunkSize/2, tc.err), format)
+				err := writeList(context.Background(), &out, decode.Decoder{JSONOnly: true}, pagesOf(tc.kvs, listChunkSize/2, tc.err), format, nil)
 				if err == nil || err.Error() != tc.want {
 					t.Fatalf("error = %v, want %s", err, tc.want)
 				}
@@ -145,7 +145,7 @@ func TestListEndsPromptlyOnCtrlC(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		out := &firstWrite{arrived: make(chan struct{})}
 		done := make(chan error, 1)
-		go func() { done <- writeList(ctx, out, decode.Decoder{JSONOnly: true}, endless, format) }()
+		go func() { done <- writeList(ctx, out, decode.Decoder{JSONOnly: true}, endless, format, nil) }()
 		select {
 		case <-out.arrived:
 		case <-time.After(30 * time.Second):
@@ -160,7 +160,7 @@ func TestListEndsPromptlyOnCtrlC(t *testing.T) {
 		case <-time.After(time.Second):
 			t.Fatalf("%s: still listing a second after the context ended", output)
 		}
-		waitGoroutinesGone(t, "cli.writeList", "cli.(*listChunk).decode")
+		waitGoroutinesGone(t, "cli.inOrder[...].func1", "cli.inOrder[...].func2", "cli.(*chunk[...]).run")
 	}
 }
 
@@ -188,7 +188,7 @@ func TestListWritesItemsBeforeTheLastPageIsRead(t *testing.T) {
 			}
 			return yield(page)
 		}
-		if err := writeList(context.Background(), out, decode.Decoder{JSONOnly: true}, pages, format); err != nil {
+		if err := writeList(context.Background(), out, decode.Decoder{JSONOnly: true}, pages, format, nil); err != nil {
 			t.Errorf("-o %s: %v", output, err)
 		}
 	}
@@ -217,7 +217,7 @@ func TestListEndsWhenCancelledAsAPageArrives(t *testing.T) {
 			}
 		}
 		done := make(chan error, 1)
-		go func() { done <- writeList(ctx, io.Discard, decode.Decoder{JSONOnly: true}, pages, jsonList) }()
+		go func() { done <- writeList(ctx, io.Discard, decode.Decoder{JSONOnly: true}, pages, jsonList, nil) }()
 		select {
 		case err := <-done:
 			if !errors.Is(err, context.Canceled) {
@@ -227,7 +227,7 @@ func TestListEndsWhenCancelledAsAPageArrives(t *testing.T) {
 			t.Fatal("the list hangs after its context ended")
 		}
 	}
-	waitGoroutinesGone(t, "cli.writeList", "cli.(*listChunk).decode")
+	waitGoroutinesGone(t, "cli.inOrder[...].func1", "cli.inOrder[...].func2", "cli.(*chunk[...]).run")
 }
 
 // firstWrite discards what is written and says when the first write came.

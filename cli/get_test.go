@@ -83,7 +83,7 @@ func TestGetOnAKubernetes17DataFile(t *testing.T) {
 		{"unknown resource", []string{"get", "--db", db, "flurbs", "x"}, `unknown resource type "flurbs"`},
 		{"missing key", []string{"get", "--db", db, "/registry/pods/default/nope"}, "/registry/pods/default/nope not found"},
 		{"compacted revision", []string{"get", "--db", db, "po", "pi-dqtsw", "--rev", "5"}, "revision 5 has been compacted: the oldest revision etcd still holds is 241828"},
-		{"unknown output", []string{"get", "--db", db, "po", "pi-dqtsw", "-o", "wide"}, `unknown output format "wide"`},
+		{"unknown output", []string{"get", "--db", db, "po", "pi-dqtsw", "-o", "yml"}, `unknown output format "yml": want yaml, json, raw, wide, name, custom-columns=...`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if msg := runFails(t, tc.args...); !strings.Contains(msg, tc.want) {
@@ -125,7 +125,7 @@ func TestGetOnATerminalIsInert(t *testing.T) {
 		s, out, _ := tty("")
 		w := s.p.writer(s.out)
 		kvs := []etcdview.KV{{Key: key, Value: cm, ModRevision: 3}}
-		if err := writeList(context.Background(), w, decode.Decoder{JSONOnly: true}, pagesOf(kvs, 1, nil), format); err != nil {
+		if err := writeList(context.Background(), w, decode.Decoder{JSONOnly: true}, pagesOf(kvs, 1, nil), format, nil); err != nil {
 			t.Fatal(err)
 		}
 		w.Flush()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dustin/go-humanize"
@@ -18,18 +19,26 @@ import (
 
 func newHistoryCmd(conn *connFlags) *cobra.Command {
 	var (
-		diff   bool
-		output *printFlags
+		diff, all bool
+		output    *printFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "history KEY [--diff] [-o yaml|json]",
+		Use:   "history KEY [--all-incarnations] [--diff] [-o yaml|json]",
 		Short: "Show every revision of one key etcd still holds, newest first",
 		Long: `history lists the revisions of KEY that etcd still holds, newest first: each
-write with the fields it changed, each deletion, across re-creations. It says
-where compaction cut the history off. --diff shows each change as a unified
-diff of the decoded objects; -o yaml or -o json prints every revision's object.`,
+write with the fields it changed, each deletion. It says where compaction cut
+the history off. --diff shows each change as a unified diff of the decoded
+objects; -o yaml or -o json prints every revision's object.
+
+On a live etcd it reads the key's current incarnation, one read per version,
+and says when an earlier one (before a deletion and re-creation) exists.
+--all-incarnations reads those too, and the history of a deleted key: etcd
+has no read for them but a replay of its whole history, which takes seconds
+on a store of millions of revisions (a progress line shows on a terminal).
+An offline file (--db) always gives every incarnation.`,
 		Example: `  etcdscope history /registry/deployments/default/web
   etcdscope history /registry/pods/default/web-0 --diff
+  etcdscope history /registry/pods/default/web-0 --all-incarnations
   etcdscope history --db member/snap/db /registry/pods/default/web-0 -o json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,25 +51,68 @@ diff of the decoded objects; -o yaml or -o json prints every revision's object.`
 				return err
 			}
 			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
-				h, err := src.History(cmd.Context(), args[0])
+				opts := etcdview.HistoryOptions{AllIncarnations: all}
+				var line *replayLine
+				if all && pr.ep.tty {
+					line = &replayLine{w: pr.errOut, start: time.Now()}
+					opts.Progress = line.show
+				}
+				h, err := src.History(cmd.Context(), args[0], opts)
+				line.clear()
 				if err != nil {
 					return err
 				}
 				if len(h.Entries) == 0 {
-					msg := fmt.Sprintf("no revision of %s found", decode.EscapeKey(h.Key))
-					if t := h.Truncated(); t != "" {
-						msg += " (" + t + ")"
-					}
-					return fmt.Errorf("%s", msg)
+					return noRevision(h)
 				}
 				return printHistoryAs(pr, h, dec, diff)
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&all, "all-incarnations", false, "also read the incarnations before the current one, and a deleted key's history: a replay of etcd's whole history")
 	cmd.Flags().BoolVar(&diff, "diff", false, "show each revision as a diff from the one before")
 	output = addPrintFlags(cmd, "", "print every revision's object: yaml or json", decode.OutputYAML, decode.OutputJSON)
 	conn.decoding.register(cmd.Flags())
 	return cmd
+}
+
+// readEarlier is how the command names the flag that reads what a
+// history left unread.
+const readEarlier = "(read with --all-incarnations)"
+
+// noRevision is the error of a history with no entry: a key that does not
+// exist now, whose earlier incarnations were not read, or one etcd holds no
+// revision of.
+func noRevision(h etcdview.History) error {
+	key := decode.EscapeKey(h.Key)
+	if note := h.EarlierNote(); note != "" {
+		return fmt.Errorf("%s does not exist at revision %d; %s %s", key, h.Revision, note, readEarlier)
+	}
+	if t := h.Truncated(); t != "" {
+		return fmt.Errorf("no revision of %s found (%s)", key, t)
+	}
+	return fmt.Errorf("no revision of %s found", key)
+}
+
+// replayLine shows a replay's progress on one line of a terminal, redrawn
+// in place; nil shows nothing.
+type replayLine struct {
+	w     io.Writer
+	start time.Time
+	drawn bool
+}
+
+func (l *replayLine) show(p etcdview.ReplayProgress) {
+	fmt.Fprintf(l.w, "\r\x1b[K%s, %.1fs", p, time.Since(l.start).Seconds())
+	l.drawn = true
+}
+
+// clear erases the line, so that what follows on the terminal starts on a
+// clean one.
+func (l *replayLine) clear() {
+	if l != nil && l.drawn {
+		fmt.Fprint(l.w, "\r\x1b[K")
+	}
 }
 
 // eachRevision calls fn on each entry of h, newest first, with its object
@@ -218,9 +270,18 @@ func writeUnified(w io.Writer, p palette, unified string) {
 	}
 }
 
+// truncatedNote says under the revisions where compaction cut the history
+// off, and that an earlier incarnation exists when one was seen and not
+// read, a line each. That there may be one is not said, as it could be
+// said of most keys.
 func truncatedNote(w io.Writer, p palette, h etcdview.History) error {
 	if t := h.Truncated(); t != "" {
-		_, err := fmt.Fprintln(w, p.dim(t))
+		if _, err := fmt.Fprintln(w, p.dim(t)); err != nil {
+			return err
+		}
+	}
+	if h.Earlier == etcdview.EarlierUnread {
+		_, err := fmt.Fprintln(w, p.dim(h.EarlierNote()+" "+readEarlier))
 		return err
 	}
 	return nil
@@ -251,31 +312,27 @@ func historyEntryOf(e etcdview.Entry, d decode.Decoder) historyEntry {
 }
 
 // printHistoryDoc writes h as the document kubectl's printers would make
-// of {compactedAt, entries, key, revision} (writeDoc: JSON indented by
-// four, or that JSON as sigs.k8s.io/yaml writes it), an entry at a time:
-// the keys come in the order both write them, and each entry is written
-// where the whole document would have it.
+// of {compactedAt, earlierIncarnations, earlierSeenAt, entries, key,
+// revision} (writeDoc: JSON indented by four, or that JSON as
+// sigs.k8s.io/yaml writes it), an entry at a time: the keys come in the
+// order both write them, and each entry is written where the whole
+// document would have it.
 func printHistoryDoc(w io.Writer, h etcdview.History, d decode.Decoder, output string) error {
 	var head, tail []byte
 	var err error
-	compacted := ""
-	if h.CompactedAt != 0 {
-		compacted = fmt.Sprintf(`"compactedAt":%d,`, h.CompactedAt)
-	}
+	before := historyDocHead(h)
 	key, _ := json.Marshal(h.Key)
 	end := fmt.Appendf(nil, `{"key":%s,"revision":%d}`, key, h.Revision)
 	if output == decode.OutputYAML {
-		if compacted != "" {
-			if head, err = decode.JSONToYAML(nil, []byte("{"+strings.TrimSuffix(compacted, ",")+"}")); err != nil {
-				return err
-			}
+		if head, err = decode.JSONToYAML(nil, []byte("{"+before+"}")); err != nil {
+			return err
 		}
 		head = append(head, "entries:\n"...)
 		if tail, err = decode.JSONToYAML(nil, end); err != nil {
 			return err
 		}
 	} else {
-		if head, err = jsonIndent([]byte("{" + compacted + `"entries":[]}`)); err != nil {
+		if head, err = jsonIndent([]byte("{" + before + `,"entries":[]}`)); err != nil {
 			return err
 		}
 		head = head[:len(head)-len("]\n}\n")] // up to "entries": [, the items follow
@@ -307,6 +364,20 @@ func printHistoryDoc(w io.Writer, h etcdview.History, d decode.Decoder, output s
 	}
 	_, err = w.Write(tail)
 	return err
+}
+
+// historyDocHead is the fields of the history document before its
+// entries, as JSON without braces.
+func historyDocHead(h etcdview.History) string {
+	var fields []string
+	if h.CompactedAt != 0 {
+		fields = append(fields, fmt.Sprintf(`"compactedAt":%d`, h.CompactedAt))
+	}
+	fields = append(fields, fmt.Sprintf(`"earlierIncarnations":%q`, h.Earlier))
+	if h.EarlierSeenAt != 0 {
+		fields = append(fields, fmt.Sprintf(`"earlierSeenAt":%d`, h.EarlierSeenAt))
+	}
+	return strings.Join(fields, ",")
 }
 
 // jsonIndent is js as writeDoc indents it.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"text/tabwriter"
+	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
@@ -25,14 +26,14 @@ func TestHistoryShowsEachRevisionAndWhatChanged(t *testing.T) {
 	}
 	etcdviewtest.Put(t, cli, pod)
 	pod.Spec.Containers[0].Image = "nginx:1.27"
-	etcdviewtest.Put(t, cli, pod)
+	updated := etcdviewtest.Put(t, cli, pod)
 	if _, err := cli.Delete(context.Background(), "/registry/pods/default/web-0"); err != nil {
 		t.Fatal(err)
 	}
 	etcdviewtest.Put(t, cli, pod)
 	key := "/registry/pods/default/web-0"
 
-	table := run(t, "--endpoints", endpoints, "history", key)
+	table := run(t, "--endpoints", endpoints, "history", key, "--all-incarnations")
 	lines := strings.Split(strings.TrimSpace(table), "\n")
 	wantChanges := []string{"ADDED", "DELETED", "MODIFIED", "ADDED"}
 	if len(lines) != 1+len(wantChanges) {
@@ -47,25 +48,75 @@ func TestHistoryShowsEachRevisionAndWhatChanged(t *testing.T) {
 		t.Errorf("the update's line %q does not say the image changed", lines[3])
 	}
 
-	diff := run(t, "--endpoints", endpoints, "history", key, "--diff")
+	// Without the flag: the current incarnation, and a line that says an
+	// earlier one exists.
+	current := strings.Split(strings.TrimSpace(run(t, "--endpoints", endpoints, "history", key)), "\n")
+	note := fmt.Sprintf("an earlier incarnation existed at revision %d; the incarnations before the current one were not read (read with --all-incarnations)", updated)
+	if len(current) != 3 || strings.Fields(current[1])[1] != "ADDED" || current[2] != note {
+		t.Errorf("history of the current incarnation:\n%s\nwant its creation, then %q", strings.Join(current, "\n"), note)
+	}
+
+	diff := run(t, "--endpoints", endpoints, "history", key, "--diff", "--all-incarnations")
 	if !strings.Contains(diff, "-  - image: nginx:1.26") && !strings.Contains(diff, "-    image: nginx:1.26") {
 		t.Errorf("--diff lacks the removed image line:\n%s", diff)
 	}
 
-	var doc struct {
-		Entries []struct {
-			Revision int64           `json:"revision"`
-			Change   string          `json:"change"`
-			Object   json.RawMessage `json:"object"`
-		} `json:"entries"`
+	for _, tc := range []struct {
+		all     bool
+		entries int
+		earlier string
+	}{{true, 4, "read"}, {false, 1, "unread"}} {
+		var doc struct {
+			Earlier string `json:"earlierIncarnations"`
+			Entries []struct {
+				Revision int64           `json:"revision"`
+				Change   string          `json:"change"`
+				Object   json.RawMessage `json:"object"`
+			} `json:"entries"`
+		}
+		out := run(t, "--endpoints", endpoints, "history", key, "-o", "json", fmt.Sprintf("--all-incarnations=%v", tc.all))
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Entries) != tc.entries || doc.Earlier != tc.earlier {
+			t.Fatalf("history -o json --all-incarnations=%v: %v, %d entries, earlier incarnations %q; want %d, %q\n%s", tc.all, err, len(doc.Entries), doc.Earlier, tc.entries, tc.earlier, out)
+		}
+		if !strings.Contains(string(doc.Entries[0].Object), `"kind": "Pod"`) {
+			t.Errorf("newest entry's object %s is not the pod", doc.Entries[0].Object)
+		}
 	}
-	out := run(t, "--endpoints", endpoints, "history", key, "-o", "json")
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Entries) != 4 {
-		t.Fatalf("history -o json: %v, %d entries\n%s", err, len(doc.Entries), out)
+}
+
+func TestHistoryOfADeletedKeyIsReadWhenAsked(t *testing.T) {
+	_, endpoints, cli := startEtcd(t, 1)
+	key := "/registry/configmaps/default/gone"
+	last := etcdviewtest.Put(t, cli, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "gone", Namespace: "default"}})
+	resp, err := cli.Delete(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(string(doc.Entries[0].Object), `"kind": "Pod"`) {
-		t.Errorf("newest entry's object %s is not the pod", doc.Entries[0].Object)
+	msg := runFails(t, "--endpoints", endpoints, "history", key)
+	want := fmt.Sprintf("%s does not exist at revision %d; it existed at revision %d; its history was not read (read with --all-incarnations)", key, resp.Header.Revision, last)
+	if msg != "Error: "+want {
+		t.Errorf("history of a deleted key: %q, want %q", msg, want)
 	}
+	table := run(t, "--endpoints", endpoints, "history", key, "--all-incarnations")
+	if lines := strings.Split(strings.TrimSpace(table), "\n"); len(lines) != 3 || !strings.Contains(lines[1], "DELETED") || !strings.Contains(lines[2], "ADDED") {
+		t.Errorf("history --all-incarnations of a deleted key:\n%s", table)
+	}
+}
+
+func TestReplayLineRedrawsOneLine(t *testing.T) {
+	var b bytes.Buffer
+	l := &replayLine{w: &b, start: time.Now()}
+	l.show(etcdview.ReplayProgress{From: 1, Head: 200, Reached: 0})
+	l.show(etcdview.ReplayProgress{From: 1, Head: 200, Reached: 100, Found: 3})
+	l.clear()
+	got := regexp.MustCompile(`[0-9.]+s`).ReplaceAllString(b.String(), "Ts")
+	want := "\r\x1b[Kreplaying etcd's history, revisions 1 to 200: 0%, 0 revisions of the key, Ts" +
+		"\r\x1b[Kreplaying etcd's history, revisions 1 to 200: 50%, 3 revisions of the key, Ts" + "\r\x1b[K"
+	if got != want {
+		t.Errorf("progress line %q, want %q", got, want)
+	}
+	var none *replayLine
+	none.clear() // no line: nothing drawn, nothing to clear
 }
 
 // testHistory is a key's revisions as History returns them, newest first:
@@ -95,7 +146,7 @@ func testHistory(t *testing.T, compacted int64) etcdview.History {
 		}
 		entries = append([]etcdview.Entry{e}, entries...)
 	}
-	return etcdview.History{Key: key, Revision: 20, Entries: entries, CompactedAt: compacted}
+	return etcdview.History{Key: key, Revision: 20, Entries: entries, CompactedAt: compacted, Earlier: etcdview.EarlierRead}
 }
 
 // historyDoc is the document -o json and -o yaml print, whole.
@@ -104,16 +155,26 @@ func historyDoc(h etcdview.History) map[string]any {
 	for _, e := range h.Entries {
 		entries = append(entries, historyEntryOf(e, decode.Decoder{}))
 	}
-	doc := map[string]any{"key": h.Key, "revision": h.Revision, "entries": entries}
+	doc := map[string]any{"key": h.Key, "revision": h.Revision, "entries": entries, "earlierIncarnations": h.Earlier.String()}
 	if h.CompactedAt != 0 {
 		doc["compactedAt"] = h.CompactedAt
+	}
+	if h.EarlierSeenAt != 0 {
+		doc["earlierSeenAt"] = h.EarlierSeenAt
 	}
 	return doc
 }
 
+// unread is h as a live etcd's history of its current incarnation: an
+// earlier one was seen at revision 4, and not read.
+func unread(h etcdview.History) etcdview.History {
+	h.Entries, h.Earlier, h.EarlierSeenAt = h.Entries[:6], etcdview.EarlierUnread, 4
+	return h
+}
+
 func TestHistoryDocumentStreamsWhatWriteDocPrints(t *testing.T) {
-	for _, compacted := range []int64{0, 3} {
-		h := testHistory(t, compacted)
+	for _, h := range []etcdview.History{testHistory(t, 0), testHistory(t, 3), unread(testHistory(t, 0))} {
+		compacted := h.CompactedAt
 		for _, output := range []string{decode.OutputJSON, decode.OutputYAML} {
 			var want, got bytes.Buffer
 			if err := writeDoc(&want, output, historyDoc(h)); err != nil {
@@ -132,7 +193,7 @@ func TestHistoryDocumentStreamsWhatWriteDocPrints(t *testing.T) {
 // TestHistoryTableIsLaidOutAsTabwriterWould checks the table, written a
 // row at a time, against tabwriter over the whole of it.
 func TestHistoryTableIsLaidOutAsTabwriterWould(t *testing.T) {
-	h := testHistory(t, 3)
+	h := unread(testHistory(t, 3))
 	var want bytes.Buffer
 	tw := tabwriter.NewWriter(&want, 0, 0, 3, ' ', 0)
 	fmt.Fprintln(tw, "REVISION\tCHANGE\tVERSION\tSIZE\tWHAT CHANGED")
@@ -146,6 +207,7 @@ func TestHistoryTableIsLaidOutAsTabwriterWould(t *testing.T) {
 	}
 	tw.Flush()
 	want.WriteString(h.Truncated() + "\n")
+	want.WriteString("an earlier incarnation existed at revision 4; the incarnations before the current one were not read (read with --all-incarnations)\n")
 	var got bytes.Buffer
 	if err := printHistoryAs(printer{out: &got}, h, decode.Decoder{}, false); err != nil {
 		t.Fatal(err)

@@ -174,7 +174,7 @@ func (m *matrixRun) history(t *testing.T) {
 			Change string `json:"change"`
 		} `json:"entries"`
 	}
-	out := run(t, "--endpoints", m.flag, "history", "/registry/pods/default/web-0", "-o", "json")
+	out := run(t, "--endpoints", m.flag, "history", "/registry/pods/default/web-0", "-o", "json", "--all-incarnations")
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -185,8 +185,11 @@ func (m *matrixRun) history(t *testing.T) {
 	if strings.Join(changes, " ") != "ADDED DELETED MODIFIED" || doc.CompactedAt != kept {
 		t.Errorf("history %v compacted at %d, want ADDED DELETED MODIFIED compacted at %d", changes, doc.CompactedAt, kept)
 	}
-	if table := run(t, "--endpoints", m.flag, "history", "/registry/pods/default/web-0"); !strings.Contains(table, fmt.Sprintf("before revision %d was compacted", kept)) {
+	if table := run(t, "--endpoints", m.flag, "history", "/registry/pods/default/web-0", "--all-incarnations"); !strings.Contains(table, fmt.Sprintf("before revision %d was compacted", kept)) {
 		t.Errorf("the history table does not say where compaction cut it:\n%s", table)
+	}
+	if table := run(t, "--endpoints", m.flag, "history", "/registry/pods/default/web-0"); !strings.Contains(table, fmt.Sprintf("an earlier incarnation existed at revision %d", kept)) {
+		t.Errorf("the history of the current incarnation does not say an earlier one exists:\n%s", table)
 	}
 }
 

@@ -30,6 +30,8 @@ const (
 type printFlags struct {
 	output  string
 	formats []string
+	// templated are the formats that take a value, "jsonpath=TEMPLATE".
+	templated []string
 }
 
 // addPrintFlags registers -o on cmd: formats are what it accepts, def its
@@ -43,12 +45,17 @@ func addPrintFlags(cmd *cobra.Command, def, usage string, formats ...string) *pr
 // toPrinter is the printer of cmd for the -o given, or the error that
 // names the formats cmd has. No -o, or an empty one, is the default.
 func (f *printFlags) toPrinter(cmd *cobra.Command) (printer, error) {
-	if f.output != "" && !slices.Contains(f.formats, f.output) {
-		want := strings.Join(f.formats, ", ")
-		if n := len(f.formats); n > 1 {
-			want = strings.Join(f.formats[:n-1], ", ") + " or " + f.formats[n-1]
+	name, _, _ := strings.Cut(f.output, "=")
+	if f.output != "" && !slices.Contains(f.formats, f.output) && !slices.Contains(f.templated, name) {
+		want := slices.Clone(f.formats)
+		for _, t := range f.templated {
+			want = append(want, t+"=...")
 		}
-		return printer{}, fmt.Errorf("unknown output format %q: want %s", f.output, want)
+		list := strings.Join(want, ", ")
+		if n := len(want); n > 1 {
+			list = strings.Join(want[:n-1], ", ") + " or " + want[n-1]
+		}
+		return printer{}, fmt.Errorf("unknown output format %q: want %s", f.output, list)
 	}
 	pr := printerFor(cmd)
 	pr.output = f.output

@@ -60,18 +60,19 @@ func TestPaintOnATerminalColoursInertText(t *testing.T) {
 func TestEveryCommandRefusesAnUnknownFormatBeforeItReads(t *testing.T) {
 	refused := fmt.Sprintf("127.0.0.1:%d", closedPort(t))
 	for _, tc := range []struct {
-		args []string
-		want string
+		args   []string
+		output string
+		want   string
 	}{
-		{[]string{"get", "po", "web-0"}, "want yaml, json or raw"},
-		{[]string{"history", "/registry/pods/default/web-0"}, "want yaml or json"},
-		{[]string{"watch"}, "want json"},
-		{[]string{"status"}, "want table or json"},
-		{[]string{"decode"}, "want yaml, json or proto"},
+		{[]string{"get", "po", "web-0"}, "table", "want yaml, json, raw, wide, name, custom-columns=..., custom-columns-file=..., go-template=..., go-template-file=..., jsonpath=..., jsonpath-file=..., jsonpath-as-json=..., template=... or templatefile=..."},
+		{[]string{"history", "/registry/pods/default/web-0"}, "wide", "want yaml or json"},
+		{[]string{"watch"}, "wide", "want json"},
+		{[]string{"status"}, "wide", "want table or json"},
+		{[]string{"decode"}, "wide", "want yaml, json or proto"},
 	} {
-		msg := runFails(t, append(tc.args, "--endpoints", refused, "-o", "wide")...)
-		if want := `Error: unknown output format "wide": ` + tc.want; msg != want {
-			t.Errorf("%s -o wide: %q, want %q", tc.args[0], msg, want)
+		msg := runFails(t, append(tc.args, "--endpoints", refused, "-o", tc.output)...)
+		if want := fmt.Sprintf("Error: unknown output format %q: %s", tc.output, tc.want); msg != want {
+			t.Errorf("%s -o %s: %q, want %q", tc.args[0], tc.output, msg, want)
 		}
 	}
 }

@@ -53,6 +53,8 @@ with --db it reads an offline etcd data file.`,
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runExplorer(cmd.Context(), conn, flags)
 	}
-	root.AddCommand(newServeCmd(conn), newDecodeCmd(), newLsCmd(conn), newGetCmd(conn), newHistoryCmd(conn), newWatchCmd(conn), newStatusCmd(conn))
+	root.AddCommand(newServeCmd(conn), newDecodeCmd(), newLsCmd(conn), newGetCmd(conn), newHistoryCmd(conn), newWatchCmd(conn), newStatusCmd(conn), newDuCmd(conn))
+	root.AddCommand(newOwnersCmd(conn))
+	root.AddCommand(newChangesCmd(conn))
 	return root
 }

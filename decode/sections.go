@@ -21,6 +21,11 @@ func (d Decoder) hide(gvk schema.GroupVersionKind, view map[string]any) (folded 
 	return folded
 }
 
+// Hide does to view, an object of kind gvk as a JSON-shaped map, what the
+// decoder does before it shows one (folds managedFields, masks Secret
+// data, as its options say), for callers that make their own view.
+func (d Decoder) Hide(gvk schema.GroupVersionKind, view map[string]any) { d.hide(gvk, view) }
+
 // foldManagedFields drops metadata.managedFields, as kubectl does unless
 // --show-managed-fields, and says who managed what in one line instead.
 func foldManagedFields(view map[string]any) string {

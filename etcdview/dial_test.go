@@ -55,7 +55,7 @@ func TestErrorsNameTheTimeoutThatEnded(t *testing.T) {
 			return err
 		}, command + " (--command-timeout 300ms)", context.DeadlineExceeded},
 		{"history", nil, func(ctx context.Context) error {
-			_, err := l.History(ctx, "/registry/pods/default/a")
+			_, err := l.History(ctx, "/registry/pods/default/a", HistoryOptions{})
 			return err
 		}, command + " (--command-timeout 300ms)", context.DeadlineExceeded},
 		{"status", nil, func(ctx context.Context) error {

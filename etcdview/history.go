@@ -10,71 +10,190 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// History reads every revision of key etcd still holds. No read RPC lists a
-// key's revisions, and a range at the revision before a re-creation finds
-// nothing that leads to the deleted generation, so the revisions come from a
-// watch of the one key from the oldest retained revision: etcd replays every
-// put and delete of the key it still holds, in revision order. The replay
-// ends at the key's current revision, or, for a key that is gone, at a
-// progress notification (etcd sends it only once the replay has caught up
-// since 3.4.24/3.5.8, etcd-io/etcd#15220; older servers may answer before
-// the replay and cut a deleted key's history short).
-func (l *Live) History(ctx context.Context, key string) (History, error) {
+// HistoryOptions say how much of a key's history History reads.
+type HistoryOptions struct {
+	// AllIncarnations reads the key's incarnations before its current one
+	// too (what it held before each deletion and re-creation), and the
+	// history of a key that no longer exists. A live etcd has no read that
+	// finds them but a replay of its history through a watch, for which
+	// etcd reads every revision it holds: seconds on a store of millions.
+	// Without it, History reads the current incarnation only, about a
+	// range per version.
+	AllIncarnations bool
+	// Progress, when set, is called from History's goroutine while a
+	// replay goes on: when it starts, at each answer of etcd, and every
+	// 200 ms while it waits for one.
+	Progress func(ReplayProgress)
+}
+
+// ReplayProgress is how far a replay of etcd's history has come.
+type ReplayProgress struct {
+	From, Head int64 // the revisions replayed, both included
+	// Reached is the revision up to which etcd has answered; From-1 before
+	// its first answer. etcd reads the whole span up to its head before it
+	// answers with the first (up to) 1000 revisions of the key
+	// (mvcc.watchableStore.syncWatchers), so Reached moves in jumps.
+	Reached int64
+	Found   int // revisions of the key found so far
+}
+
+// String says where the replay is, for a progress line.
+func (p ReplayProgress) String() string {
+	done := 100 * float64(p.Reached-p.From+1) / float64(max(p.Head-p.From+1, 1))
+	return fmt.Sprintf("replaying etcd's history, revisions %d to %d: %.0f%%, %d revisions of the key", p.From, p.Head, done, p.Found)
+}
+
+// Earlier is what a History knows of the key's incarnations before its
+// current one: when the key was deleted and created again, what it held
+// before.
+type Earlier int
+
+const (
+	// EarlierUnknown is a history that did not read them; etcd may hold
+	// some.
+	EarlierUnknown Earlier = iota
+	// EarlierUnread is a history that did not read them, of a key etcd
+	// holds at least one of (History.EarlierSeenAt).
+	EarlierUnread
+	// EarlierNone is a history of a key etcd holds no earlier incarnation
+	// of: Entries are all it holds.
+	EarlierNone
+	// EarlierRead is a history whose Entries hold every incarnation etcd
+	// holds.
+	EarlierRead
+)
+
+// String is how -o json and -o yaml name e.
+func (e Earlier) String() string {
+	switch e {
+	case EarlierUnread:
+		return "unread"
+	case EarlierNone:
+		return "none"
+	case EarlierRead:
+		return "read"
+	}
+	return "unknown"
+}
+
+// Complete says whether Entries are every revision of the key etcd holds.
+func (h History) Complete() bool { return h.Earlier == EarlierNone || h.Earlier == EarlierRead }
+
+// EarlierNote says in one line what is known of the earlier incarnations
+// that were not read, or "" when nothing was left unread.
+func (h History) EarlierNote() string {
+	switch {
+	case h.Complete():
+		return ""
+	case h.Earlier == EarlierUnread && len(h.Entries) == 0:
+		return fmt.Sprintf("it existed at revision %d; its history was not read", h.EarlierSeenAt)
+	case h.Earlier == EarlierUnread:
+		return fmt.Sprintf("an earlier incarnation existed at revision %d; the incarnations before the current one were not read", h.EarlierSeenAt)
+	case len(h.Entries) == 0:
+		return "earlier incarnations, if etcd holds any, were not read"
+	}
+	return "incarnations before the current one, if etcd holds any, were not read"
+}
+
+// History reads the revisions of key etcd still holds. The current
+// incarnation is walked back by ranges at the revisions below each version
+// (walk), and whether earlier incarnations exist is probed by ranges too
+// (probeEarlier): neither makes etcd read more than the key. With
+// opts.AllIncarnations the history comes from a replay instead.
+func (l *Live) History(ctx context.Context, key string, opts HistoryOptions) (History, error) {
 	cur, err := l.rangeKeys(ctx, rangeRequest{key: key})
 	if err != nil {
 		return History{}, err
 	}
 	h := History{Key: key, Revision: cur.rev}
-	var last int64 // the key's newest revision, when it exists
-	if len(cur.kvs) > 0 {
-		last = cur.kvs[0].ModRevision
+	if opts.AllIncarnations {
+		return l.replayHistory(ctx, h, cur, opts.Progress)
 	}
-	ctx, cancel := l.commandTimeout().bound(ctx)
-	defer cancel()
-	entries, compacted, err := l.replay(ctx, key, 1, cur.rev, last)
+	absent := cur.rev // the newest revision the key is known to be absent at
+	if len(cur.kvs) > 0 {
+		if h.Entries, h.CompactedAt, err = l.walk(ctx, cur.kvs[0]); err != nil {
+			return h, fmt.Errorf("history of %s: %w", key, err)
+		}
+		// A key is absent at the revision before its creation: the
+		// deletion of the incarnation before, if any, came earlier.
+		absent = cur.kvs[0].CreateRevision - 1
+	}
+	if h.CompactedAt != 0 {
+		// The current incarnation began before the compaction, and
+		// compaction keeps nothing of a key's generations that ended
+		// before it (mvcc keyIndex.compact).
+		h.Earlier = EarlierNone
+		return h, nil
+	}
+	if h.Earlier, h.EarlierSeenAt, err = l.probeEarlier(ctx, key, absent); err != nil {
+		return h, fmt.Errorf("history of %s: %w", key, err)
+	}
+	return h, nil
+}
+
+// replayHistory reads every revision of the key etcd holds through a watch
+// from the oldest retained revision: no read RPC lists a key's revisions,
+// and a range at the revision before a re-creation finds nothing that
+// leads to the deleted generation. etcd replays every put and delete of the
+// key it still holds, in revision order. The replay ends at the key's
+// current revision, or, for a key that is gone, at a progress notification
+// (etcd sends it only once the replay has caught up since 3.4.24/3.5.8,
+// etcd-io/etcd#15220; older servers may answer before the replay and cut a
+// deleted key's history short). It has no command timeout, as etcdctl's
+// watch has none: the caller's ctx ends it.
+func (l *Live) replayHistory(ctx context.Context, h History, cur rangeResult, progress func(ReplayProgress)) (History, error) {
+	r := replay{l: l, key: h.Key, head: h.Revision, progress: progress}
+	if len(cur.kvs) > 0 {
+		r.last = cur.kvs[0].ModRevision
+	}
+	entries, compacted, err := r.run(ctx, 1)
 	if err != nil {
-		return h, fmt.Errorf("history of %s: %w", key, requestError(ctx, err))
+		return h, fmt.Errorf("history of %s: %w", h.Key, requestError(ctx, err))
 	}
 	if compacted > 0 {
 		h.CompactedAt = compacted
 		// Compaction keeps each key's newest revision at or before the
 		// compaction revision: read it, then replay what came after.
-		base, err := l.rangeKeys(ctx, rangeRequest{key: key, rev: compacted})
+		base, err := l.rangeKeys(ctx, rangeRequest{key: h.Key, rev: compacted})
 		if err != nil {
 			return h, err
 		}
-		if entries, _, err = l.replay(ctx, key, compacted, cur.rev, last); err != nil {
-			return h, fmt.Errorf("history of %s: %w", key, requestError(ctx, err))
+		if entries, _, err = r.run(ctx, compacted); err != nil {
+			return h, fmt.Errorf("history of %s: %w", h.Key, requestError(ctx, err))
 		}
 		if len(base.kvs) > 0 && (len(entries) == 0 || entries[0].KV.ModRevision > base.kvs[0].ModRevision) {
 			entries = append([]Entry{{KV: base.kvs[0]}}, entries...)
 		}
 	}
 	slices.Reverse(entries)
-	h.Entries = entries
+	h.Entries, h.Earlier = entries, EarlierRead
 	return h, nil
 }
 
-// replay watches key from revision from and returns its changes up to head,
-// oldest first, or the compaction revision when from was compacted. last is
-// the key's current revision (0 when it is gone): once its event arrives
+// replay is one key's replay through a watch, up to head. last is the
+// key's current revision (0 when it is gone): once its event arrives
 // nothing older is pending.
-func (l *Live) replay(ctx context.Context, key string, from, head, last int64) ([]Entry, int64, error) {
-	if last != 0 && last < from {
+type replay struct {
+	l          *Live
+	key        string
+	head, last int64
+	progress   func(ReplayProgress)
+}
+
+// run watches the key from revision from and returns its changes up to
+// head, oldest first, or the compaction revision when from was compacted.
+func (r replay) run(ctx context.Context, from int64) ([]Entry, int64, error) {
+	if r.last != 0 && r.last < from {
 		return nil, 0, nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wc := l.c.Watch(ctx, key, clientv3.WithRev(from), clientv3.WithCreatedNotify())
-	var (
-		entries []Entry
-		tick    <-chan time.Time
-	)
-	if last == 0 {
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		tick = t.C
-	}
+	wc := r.l.c.Watch(ctx, r.key, clientv3.WithRev(from), clientv3.WithCreatedNotify())
+	p := ReplayProgress{From: from, Head: r.head, Reached: from - 1}
+	r.report(ctx, p)
+	var entries []Entry
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		select {
 		case resp, ok := <-wc:
@@ -88,23 +207,38 @@ func (l *Live) replay(ctx context.Context, key string, from, head, last int64) (
 				return nil, 0, err
 			}
 			for _, ev := range resp.Events {
-				if ev.Kv.ModRevision > head {
+				if ev.Kv.ModRevision > r.head {
 					return entries, 0, nil
 				}
 				entries = append(entries, entryOf(ev))
-				if last != 0 && ev.Kv.ModRevision >= last {
+				p.Reached, p.Found = ev.Kv.ModRevision, len(entries)
+				if r.last != 0 && ev.Kv.ModRevision >= r.last {
 					return entries, 0, nil
 				}
 			}
-			if last == 0 && resp.IsProgressNotify() && resp.Header.Revision >= head {
+			if r.last == 0 && resp.IsProgressNotify() && resp.Header.Revision >= r.head {
 				return entries, 0, nil
 			}
-		case <-tick:
-			// etcd answers a progress request of an unsynced watcher once
-			// it has caught up; asking again covers a request sent before
-			// the watcher existed on the server.
-			l.c.RequestProgress(ctx)
+			r.report(ctx, p)
+		case <-tick.C:
+			if r.last == 0 {
+				// etcd answers a progress request of an unsynced
+				// watcher once it has caught up; asking again covers
+				// a request sent before the watcher existed on the
+				// server.
+				r.l.c.RequestProgress(ctx)
+			}
+			r.report(ctx, p)
+		case <-ctx.Done():
+			return nil, 0, context.Cause(ctx)
 		}
+	}
+}
+
+// report passes p on, until ctx ends.
+func (r replay) report(ctx context.Context, p ReplayProgress) {
+	if r.progress != nil && ctx.Err() == nil {
+		r.progress(p)
 	}
 }
 

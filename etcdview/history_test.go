@@ -1,9 +1,13 @@
 package etcdview
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math"
+	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/etcdscope/etcdscope/decode"
@@ -31,60 +35,266 @@ func steps(h History) []step {
 	return out
 }
 
+// wantHistory is a key's history as a test states it.
+type wantHistory struct {
+	all       []step // every revision etcd holds, newest first
+	current   int    // how many of all are the current incarnation
+	compacted int64  // CompactedAt of all
+	// currentCompacted is CompactedAt of the current incarnation alone:
+	// set only when compaction cut into it.
+	currentCompacted int64
+	earlier          Earlier // what the current incarnation's history knows of the others
+}
+
+// recreate writes versions of key, deletes it, and writes it again with
+// versions of its own; it returns the history newest first.
+func recreate(t *testing.T, cli *clientv3.Client, key string, incarnations ...[]string) []step {
+	var want []step
+	for i, values := range incarnations {
+		if i > 0 {
+			want = append(want, step{del(t, cli, key), ""})
+		}
+		for _, v := range values {
+			want = append(want, step{put(t, cli, key, v), v})
+		}
+	}
+	slices.Reverse(want)
+	return want
+}
+
 func TestHistory(t *testing.T) {
 	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
 		src := NewLive(cli, 0)
+		// The cases share one etcd, in order: the first runs on a store of
+		// a few revisions, the last two compact it.
 		tests := []struct {
-			name string
-			// write makes the history and returns it newest first, and
-			// the compaction revision the history should report.
-			write func(key string) ([]step, int64)
+			name  string
+			write func(key string) wantHistory
 		}{
-			{"five updates, a delete and a re-creation", func(key string) ([]step, int64) {
-				var want []step
-				for i := range 6 {
-					v := fmt.Sprintf("v%d", i)
-					want = append(want, step{put(t, cli, key, v), v})
+			{"a key new to a short store has no earlier incarnation", func(key string) wantHistory {
+				for i := range 5 {
+					put(t, cli, fmt.Sprintf("%s-other-%d", key, i), "x")
 				}
-				want = append(want, step{del(t, cli, key), ""})
-				want = append(want, step{put(t, cli, key, "again"), "again"})
-				slices.Reverse(want)
-				return want, 0
+				return wantHistory{all: recreate(t, cli, key, versions("v", 3)), current: 3, earlier: EarlierNone}
 			}},
-			{"a deleted key keeps its last value", func(key string) ([]step, int64) {
-				want := []step{{put(t, cli, key, "a"), "a"}, {put(t, cli, key, "b"), "b"}, {del(t, cli, key), ""}}
+			{"five updates, a delete and a re-creation", func(key string) wantHistory {
+				return wantHistory{all: recreate(t, cli, key, versions("v", 6), []string{"again"}), current: 1, earlier: EarlierUnread}
+			}},
+			{"a deleted key keeps its last value", func(key string) wantHistory {
+				want := recreate(t, cli, key, []string{"a", "b"}, nil)
 				put(t, cli, key+"-sibling", "another key's change after the deletion")
-				slices.Reverse(want)
-				return want, 0
+				return wantHistory{all: want, earlier: EarlierUnread}
 			}},
-			{"early revisions compacted", func(key string) ([]step, int64) {
+			{"100 versions, too many revisions after the first to probe each", func(key string) wantHistory {
+				for i := range denseProbes {
+					put(t, cli, fmt.Sprintf("%s-other-%d", key, i), "x")
+				}
+				return wantHistory{all: recreate(t, cli, key, versions("v", 100)), current: 100, earlier: EarlierUnknown}
+			}},
+			{"versions among other keys' writes, read a window at a time", func(key string) wantHistory {
+				var all []step
+				for i := range 21 {
+					all = append(all, step{put(t, cli, key, fmt.Sprint("v", i)), fmt.Sprint("v", i)})
+					for range i % 3 {
+						put(t, cli, key+"-other", "x")
+					}
+				}
+				slices.Reverse(all)
+				return wantHistory{all: all, current: 21, earlier: EarlierUnknown}
+			}},
+			{"a key that never existed", func(key string) wantHistory {
+				return wantHistory{earlier: EarlierUnknown}
+			}},
+			{"deleted and re-created twice", func(key string) wantHistory {
+				all := recreate(t, cli, key, []string{"a1", "a2"}, []string{"b1", "b2", "b3"}, []string{"c1", "c2"})
+				return wantHistory{all: all, current: 2, earlier: EarlierUnread}
+			}},
+			{"compaction in the middle of an earlier incarnation", func(key string) wantHistory {
+				put(t, cli, key, "a1")
+				kept := put(t, cli, key, "a2")
+				compact(t, cli, kept)
+				all := recreate(t, cli, key, []string{"a3"}, []string{"b1", "b2"})
+				all = append(all, step{kept, "a2"})
+				return wantHistory{all: all, current: 2, compacted: kept, earlier: EarlierUnread}
+			}},
+			{"compaction in the middle of the current incarnation", func(key string) wantHistory {
+				recreate(t, cli, key, []string{"a1"}, nil)
 				put(t, cli, key, "gone")
 				kept := put(t, cli, key, "kept")
 				after := put(t, cli, key+"-other", "x")
 				compact(t, cli, after)
-				return []step{{put(t, cli, key, "new"), "new"}, {kept, "kept"}}, after
+				all := []step{{put(t, cli, key, "new"), "new"}, {kept, "kept"}}
+				return wantHistory{all: all, current: 2, compacted: after, currentCompacted: after, earlier: EarlierNone}
 			}},
 		}
 		for i, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
 				key := fmt.Sprintf("/registry/history/%d", i)
-				want, compacted := tc.write(key)
-				h, err := src.History(testCtx(t), key)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := steps(h); !slices.Equal(got, want) {
-					t.Errorf("history %v, want %v", got, want)
-				}
-				if h.CompactedAt != compacted {
-					t.Errorf("compacted at %d, want %d", h.CompactedAt, compacted)
-				}
-				if compacted != 0 && h.Truncated() != fmt.Sprintf("history before revision %d was compacted", compacted) {
-					t.Errorf("truncation note %q", h.Truncated())
-				}
+				want := tc.write(key)
+				checkCurrentIncarnation(t, src, key, want)
+				checkAllIncarnations(t, src, key, want)
 			})
 		}
 	})
+}
+
+func checkCurrentIncarnation(t *testing.T, src *Live, key string, want wantHistory) {
+	t.Helper()
+	h, err := src.History(testCtx(t), key, HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := steps(h); !slices.Equal(got, want.all[:want.current]) {
+		t.Errorf("current incarnation %v, want %v", got, want.all[:want.current])
+	}
+	if h.CompactedAt != want.currentCompacted || h.Earlier != want.earlier {
+		t.Errorf("current incarnation compacted at %d, earlier %s; want %d, %s", h.CompactedAt, h.Earlier, want.currentCompacted, want.earlier)
+	}
+	if h.Earlier == EarlierUnread {
+		if kv, err := src.Get(testCtx(t), key, h.EarlierSeenAt); err != nil || (want.current > 0 && kv.CreateRevision == h.Entries[0].KV.CreateRevision) {
+			t.Errorf("an earlier incarnation was seen at %d, where etcd has %+v, %v", h.EarlierSeenAt, kv, err)
+		}
+	}
+}
+
+func checkAllIncarnations(t *testing.T, src *Live, key string, want wantHistory) {
+	t.Helper()
+	var progress []ReplayProgress
+	h, err := src.History(testCtx(t), key, HistoryOptions{AllIncarnations: true, Progress: func(p ReplayProgress) { progress = append(progress, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := steps(h); !slices.Equal(got, want.all) {
+		t.Errorf("all incarnations %v, want %v", got, want.all)
+	}
+	if h.CompactedAt != want.compacted || h.Earlier != EarlierRead {
+		t.Errorf("all incarnations compacted at %d, earlier %s; want %d, %s", h.CompactedAt, h.Earlier, want.compacted, EarlierRead)
+	}
+	if want.compacted != 0 && h.Truncated() != fmt.Sprintf("history before revision %d was compacted", want.compacted) {
+		t.Errorf("truncation note %q", h.Truncated())
+	}
+	if len(progress) == 0 || progress[0].Head != h.Revision || progress[0].Reached != progress[0].From-1 {
+		t.Errorf("the replay reported %+v, want a start at its first revision up to %d", progress, h.Revision)
+	}
+}
+
+// TestTheRevisionBeforeACreationHoldsNoEarlierIncarnation checks the fact
+// History's probing starts from: a range at the revision before a
+// re-creation finds the key absent, since the deletion came at or before
+// it; the incarnation before is found earlier.
+func TestTheRevisionBeforeACreationHoldsNoEarlierIncarnation(t *testing.T) {
+	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+		src := NewLive(cli, 0)
+		key := "/registry/history/recreated"
+		last := put(t, cli, key, "a")
+		put(t, cli, key+"-other", "x")
+		deleted := del(t, cli, key)
+		put(t, cli, key+"-other", "y")
+		created := put(t, cli, key, "b")
+		for rev, want := range map[int64]string{created - 1: "", deleted: "", deleted - 1: "a", last: "a"} {
+			kv, err := src.Get(testCtx(t), key, rev)
+			switch {
+			case want == "" && !errors.Is(err, ErrNotFound):
+				t.Errorf("at %d: %+v, %v; want not found", rev, kv, err)
+			case want != "" && (err != nil || string(kv.Value) != want || kv.ModRevision != last):
+				t.Errorf("at %d: %+v, %v; want %q written at %d", rev, kv, err, want, last)
+			}
+		}
+	})
+}
+
+// watchCounter counts the ranges and watches the live Source makes.
+type watchCounter struct {
+	Client
+	gets, watches atomic.Int64
+}
+
+func (c *watchCounter) Get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
+	c.gets.Add(1)
+	return c.Client.Get(ctx, key, opts...)
+}
+
+func (c *watchCounter) Watch(ctx context.Context, key string, opts ...clientv3.OpOption) clientv3.WatchChan {
+	c.watches.Add(1)
+	return c.Client.Watch(ctx, key, opts...)
+}
+
+// TestCurrentIncarnationReadsNoHistory: the current incarnation costs a
+// range per version and a few probes, and no watch, whose replay would
+// make etcd read every revision since the first.
+func TestCurrentIncarnationReadsNoHistory(t *testing.T) {
+	_, cli := etcdtest.StartBundled(t, 1)
+	for i := range 200 {
+		put(t, cli, fmt.Sprintf("/registry/other/%d", i), "x")
+	}
+	key := "/registry/history/busy"
+	recreate(t, cli, key, []string{"old"}, versions("v", 100))
+	c := &watchCounter{Client: cli}
+	h, err := NewLive(c, 0).History(testCtx(t), key, HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Entries) != 100 || h.Earlier != EarlierUnread {
+		t.Fatalf("%d entries, earlier %s; want 100, %s", len(h.Entries), h.Earlier, EarlierUnread)
+	}
+	// 1 read of the head, 99 of the versions before, probes of the
+	// revisions before it: absent-1, -2, -4, ... and the oldest.
+	probes := int64(math.Log2(float64(h.Revision))) + 2
+	if gets, watches := c.gets.Load(), c.watches.Load(); gets > 100+probes || watches != 0 {
+		t.Errorf("%d ranges and %d watches; want at most %d ranges and no watch", gets, watches, 100+probes)
+	}
+}
+
+// versions are n values: prefix0, prefix1, ...
+func versions(prefix string, n int) []string {
+	var vs []string
+	for i := range n {
+		vs = append(vs, fmt.Sprint(prefix, i))
+	}
+	return vs
+}
+
+func TestCancelledReplayEnds(t *testing.T) {
+	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+		key := "/registry/history/cancelled"
+		recreate(t, cli, key, []string{"a"}, []string{"b"})
+		ctx, cancel := context.WithCancel(testCtx(t))
+		defer cancel()
+		calls := 0
+		_, err := NewLive(cli, 0).History(ctx, key, HistoryOptions{AllIncarnations: true, Progress: func(ReplayProgress) {
+			calls++
+			cancel() // the watch is open: the replay has begun
+		}})
+		if !errors.Is(err, context.Canceled) || calls != 1 {
+			t.Errorf("a replay cancelled at its start: %v after %d progress reports; want context.Canceled after 1", err, calls)
+		}
+	})
+}
+
+func TestProbeRevisions(t *testing.T) {
+	tests := []struct {
+		oldest, absent int64
+		dense          bool
+		want           []int64
+	}{
+		{1, 1, true, nil},
+		{1, 4, true, []int64{3, 2, 1}},
+		{10, 10 + denseProbes, true, nil},
+		{1, 1000, false, []int64{999, 998, 996, 992, 984, 968, 936, 872, 744, 488, 1}},
+	}
+	for _, tc := range tests {
+		revs, dense := probeRevisions(tc.oldest, tc.absent)
+		if tc.want == nil && tc.dense && len(revs) == int(tc.absent-tc.oldest) {
+			continue // every revision of the span, checked below
+		}
+		if dense != tc.dense || !slices.Equal(revs, tc.want) {
+			t.Errorf("probes between %d and %d: %v (dense %v), want %v (dense %v)", tc.oldest, tc.absent, revs, dense, tc.want, tc.dense)
+		}
+	}
+	revs, dense := probeRevisions(10, 10+denseProbes)
+	if !dense || len(revs) != denseProbes || revs[0] != 9+denseProbes || revs[len(revs)-1] != 10 {
+		t.Errorf("a span of %d revisions is probed at %v (dense %v), want each one", denseProbes, revs, dense)
+	}
 }
 
 func TestHistoryDecodesEachRevision(t *testing.T) {
@@ -93,7 +303,7 @@ func TestHistoryDecodesEachRevision(t *testing.T) {
 	etcdviewtest.Put(t, cli, pod)
 	pod.Labels["v"] = "2"
 	rev := etcdviewtest.Put(t, cli, pod)
-	h, err := NewLive(cli, 0).History(testCtx(t), "/registry/pods/default/web-0")
+	h, err := NewLive(cli, 0).History(testCtx(t), "/registry/pods/default/web-0", HistoryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,4 +365,35 @@ func TestGet(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestFileHistoryHoldsEveryIncarnation reads a stopped member's file: its
+// history of a key deleted and re-created, compacted in an earlier
+// incarnation, is what the live replay of every incarnation gave.
+func TestFileHistoryHoldsEveryIncarnation(t *testing.T) {
+	c, cli := etcdtest.StartBundled(t, 1)
+	key := "/registry/history/file"
+	put(t, cli, key, "a1")
+	kept := put(t, cli, key, "a2")
+	compact(t, cli, kept)
+	recreate(t, cli, key, []string{"a3"}, []string{"b1", "b2"}, []string{"c1"})
+	live, err := NewLive(cli, 0).History(testCtx(t), key, HistoryOptions{AllIncarnations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StopMember(0); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenFile(filepath.Join(c.DataDir(), c.Members()[0].Name, "member", "snap", "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := f.History(testCtx(t), key, HistoryOptions{})
+	if err != nil || !slices.Equal(steps(h), steps(live)) || h.CompactedAt != kept || h.Earlier != EarlierRead {
+		t.Errorf("file: %v compacted at %d, earlier %s, %v; live replay: %v compacted at %d", steps(h), h.CompactedAt, h.Earlier, err, steps(live), live.CompactedAt)
+	}
+	if len(h.Entries) != 7 {
+		t.Errorf("file: %d revisions, want 7 (c1, a deletion, b2, b1, a deletion, a3, a2)", len(h.Entries))
+	}
 }

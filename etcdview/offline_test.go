@@ -2,6 +2,7 @@ package etcdview
 
 import (
 	"errors"
+	"fmt"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 const kube17 = "../testdata/kube-1.7/"
@@ -57,7 +59,7 @@ func TestFileReadsDataWrittenByKubernetes17(t *testing.T) {
 	if string(kv.Value) != strings.TrimSuffix(string(stored), "\n") {
 		t.Errorf("pod value differs from storage-pod.bin (%d bytes, want %d)", len(kv.Value), len(stored))
 	}
-	h, err := f.History(testCtx(t), "/registry/pods/default/pi-dqtsw")
+	h, err := f.History(testCtx(t), "/registry/pods/default/pi-dqtsw", HistoryOptions{})
 	if err != nil || len(h.Entries) != 1 || h.Entries[0].Object(decode.Decoder{}).GVK.Kind != "Pod" || h.Truncated() == "" {
 		t.Errorf("history %+v, %v: want the one retained revision, decoded, and the compaction", h, err)
 	}
@@ -88,6 +90,31 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	}
 }
 
+// copyCommitted copies a running member's data file once it holds rev:
+// etcd commits its backend every 100 ms (--backend-batch-interval), and a
+// follower applies after the leader, so a copy taken at once may end
+// before it, or catch a commit halfway and not open.
+func copyCommitted(t *testing.T, path string, rev int64) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		copied := filepath.Join(t.TempDir(), fmt.Sprintf("running-%d.db", i))
+		copyFile(t, path, copied, 0o444)
+		f, err := OpenFile(copied)
+		if err == nil {
+			f.Close()
+			if f.rev >= rev {
+				return copied
+			}
+			err = fmt.Errorf("it ends at revision %d", f.rev)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no copy of %s holds revision %d after 10 s: %v", path, rev, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestFileShowsWhatTheLiveMemberShowed stops a member and reads its data
 // file: every read gives what the running cluster gave.
 func TestFileShowsWhatTheLiveMemberShowed(t *testing.T) {
@@ -107,7 +134,7 @@ func TestFileShowsWhatTheLiveMemberShowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	liveHistory, err := live.History(ctx, "/registry/pods/default/a")
+	liveHistory, err := live.History(ctx, "/registry/pods/default/a", HistoryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +142,7 @@ func TestFileShowsWhatTheLiveMemberShowed(t *testing.T) {
 	dbOf := func(i int) string { return filepath.Join(c.DataDir(), c.Members()[i].Name, "member", "snap", "db") }
 
 	// A copy of a running member's file reads; the file itself is locked.
-	running := filepath.Join(t.TempDir(), "running.db")
-	copyFile(t, dbOf(1), running, 0o444)
+	running := copyCommitted(t, dbOf(1), head)
 	if _, err := OpenFile(dbOf(1)); err == nil || !strings.Contains(err.Error(), "running etcd") {
 		t.Errorf("opening a running member's file: %v, want it named locked by a running etcd", err)
 	}
@@ -144,7 +170,7 @@ func TestFileShowsWhatTheLiveMemberShowed(t *testing.T) {
 			if got := allKeys(t, f, 0); !slices.Equal(got, liveKeys) {
 				t.Errorf("keys %q, live %q", got, liveKeys)
 			}
-			h, err := f.History(ctx, "/registry/pods/default/a")
+			h, err := f.History(ctx, "/registry/pods/default/a", HistoryOptions{})
 			if err != nil || !slices.Equal(steps(h), steps(liveHistory)) || h.CompactedAt != liveHistory.CompactedAt {
 				t.Errorf("history %v (compacted %d), %v; live %v (compacted %d)", steps(h), h.CompactedAt, err, steps(liveHistory), liveHistory.CompactedAt)
 			}

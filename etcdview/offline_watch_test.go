@@ -124,7 +124,7 @@ func TestFileReplaysARevisionMissingFromItsIndex(t *testing.T) {
 	// The index is built once, when the file opens; the bucket is read
 	// again by the replay. Take the last two revisions out of the index
 	// to see that the replay stands on what the bucket holds.
-	f.index[0].revs = f.index[0].revs[:2]
+	f.index.revs, f.index.entries[0].revEnd = f.index.revs[:2], 2
 	var got []string
 	for _, ev := range replayed(t, f, "/registry/", 2) {
 		prev := "-"

@@ -67,7 +67,7 @@ func TestEverySourceMethodWorksForAReadOnlyUser(t *testing.T) {
 		if n, err := src.Count(ctx, "/registry/", 0); err != nil || n != 1 {
 			t.Errorf("Count: %d, %v; want 1", n, err)
 		}
-		if h, err := src.History(ctx, "/registry/pods/default/a"); err != nil || len(h.Entries) != 1 || h.CompactedAt != compacted {
+		if h, err := src.History(ctx, "/registry/pods/default/a", HistoryOptions{}); err != nil || len(h.Entries) != 1 || h.CompactedAt != compacted {
 			t.Errorf("History: %+v, %v", h, err)
 		}
 		if cl, err := src.Status(ctx); err != nil || cl.CompactRevision != 3 {

@@ -28,8 +28,10 @@ type Source interface {
 	List(ctx context.Context, prefix string, rev int64, page PageToken) (Page, error)
 	// Get reads one key; a missing key is an error matching ErrNotFound.
 	Get(ctx context.Context, key string, rev int64) (*KV, error)
-	// History is every retained revision of one key, newest first.
-	History(ctx context.Context, key string) (History, error)
+	// History is the retained revisions of one key, newest first: those of
+	// its current incarnation, and the earlier ones when opts ask (see
+	// HistoryOptions).
+	History(ctx context.Context, key string, opts HistoryOptions) (History, error)
 	// Watch streams the changes below prefix until ctx ends; the channel is
 	// closed after the last batch.
 	Watch(ctx context.Context, prefix string, opts WatchOptions) <-chan Batch
@@ -102,6 +104,12 @@ type History struct {
 	// CompactedAt is the store's compaction revision when it cut earlier
 	// revisions of this key away; 0 when nothing of the key was lost.
 	CompactedAt int64
+	// Earlier says whether Entries hold the key's incarnations before its
+	// current one, and whether etcd holds any.
+	Earlier Earlier
+	// EarlierSeenAt is a revision at which an earlier incarnation existed,
+	// when Earlier is EarlierUnread.
+	EarlierSeenAt int64
 }
 
 // Truncated says where compaction cut the history off, or "" when it did not.

@@ -20,7 +20,10 @@ import (
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/history"
 	"github.com/etcdscope/etcdscope/ui/object"
+	uiowners "github.com/etcdscope/etcdscope/ui/owners"
+	uispace "github.com/etcdscope/etcdscope/ui/space"
 	"github.com/etcdscope/etcdscope/ui/tail"
+	"github.com/etcdscope/etcdscope/ui/timeline"
 	"github.com/etcdscope/etcdscope/ui/tree"
 	"github.com/etcdscope/etcdscope/ui/writepath"
 )
@@ -80,6 +83,13 @@ const (
 
 var screenNames = [...]string{"browse", "tail", "history", "cluster", "write path"}
 
+// Space is the screen of key 6 and :du, Timeline that of key 7 and
+// :changes.
+const (
+	Space    Screen = 5
+	Timeline Screen = 6
+)
+
 // flashFor is how long a flash message stays.
 const flashFor = 6 * time.Second
 
@@ -95,6 +105,13 @@ type Model struct {
 	history   *history.Model
 	cluster   *cluster.Model
 	writePath *writepath.Model
+	timeline  *timeline.Model
+	space     *uispace.Model
+
+	// owners stands in for the tree and the object in browse while
+	// ownersShown (O).
+	owners      *uiowners.Model
+	ownersShown bool
 
 	screen      Screen
 	objectFocus bool // in browse, the object pane has the keys
@@ -131,7 +148,9 @@ func New(ctx context.Context, opts Options) *Model {
 		common: c, opts: opts, keys: DefaultKeyMap(), input: in, help: newHelp(c.Styles),
 		tree: tree.New(c), object: object.New(c), tail: tail.New(c, opts.TailBuffer),
 		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval), writePath: writepath.New(c, opts.WritePath),
+		timeline: timeline.New(c), space: uispace.New(c),
 	}
+	m.owners = uiowners.New(c)
 	m.focus()
 	return m
 }
@@ -213,10 +232,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			rev = m.rev
 		}
 		if msg.Focus {
-			m.screen, m.objectFocus = Browse, true
+			m.screen, m.objectFocus, m.ownersShown = Browse, true, false
 			m.focus()
 		}
 		return m, m.object.Open(msg.Key, rev)
+	case uiowners.CloseMsg:
+		m.ownersShown = false
+		m.focus()
+		return m, nil
 	case common.OpenHistoryMsg:
 		m.screen = History
 		m.focus()
@@ -243,13 +266,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onRev(msg)
 	case cluster.StatusMsg:
 		m.measureRate(msg.At)
+		m.space.SetStatus(msg.Cluster, msg.Err, msg.At)
 		return m, tea.Batch(m.autoReload(msg.At), m.broadcast(msg))
+	case tail.BatchesMsg:
+		// The space screen's live rates come from the tail's watch: the
+		// same batches, no second watch on etcd.
+		m.space.Observe(msg.Batches, time.Now())
 	}
 	return m, m.broadcast(msg)
 }
 
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
-	return tea.Batch(m.tree.Update(msg), m.object.Update(msg), m.tail.Update(msg), m.history.Update(msg), m.cluster.Update(msg), m.writePath.Update(msg))
+	return tea.Batch(m.tree.Update(msg), m.object.Update(msg), m.tail.Update(msg), m.history.Update(msg), m.cluster.Update(msg), m.writePath.Update(msg), m.timeline.Update(msg), m.owners.Update(msg), m.space.Update(msg))
 }
 
 // capturing is true while a text field in a pane takes every key.
@@ -308,6 +336,14 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.screen = Screen(msg.Runes[0] - '1')
 		m.focus()
 		return nil
+	case key.Matches(msg, m.keys.Timeline):
+		return m.openTimeline(nil, false)
+	case key.Matches(msg, m.keys.Space):
+		return m.openSpace()
+	case m.screen == Browse && m.ownersShown:
+		return m.owners.Update(msg)
+	case m.screen == Browse && key.Matches(msg, m.keys.Owners):
+		return m.openOwners()
 	case m.screen == Browse && key.Matches(msg, m.keys.Tab):
 		m.objectFocus = !m.objectFocus
 		m.focus()
@@ -321,6 +357,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
+	if m.screen == Browse && m.ownersShown {
+		return m.owners.Update(msg)
+	}
 	if m.screen == Browse {
 		// The wheel scrolls the pane under the pointer.
 		if msg.X < m.treeWidth() {
@@ -342,6 +381,13 @@ func (m *Model) active() common.Component {
 		return m.cluster
 	case WritePath:
 		return m.writePath
+	case Timeline:
+		return m.timeline
+	case Space:
+		return m.space
+	}
+	if m.ownersShown {
+		return m.owners
 	}
 	if m.objectFocus {
 		return m.object
@@ -356,6 +402,9 @@ func (m *Model) focus() {
 	m.history.Focus(m.screen == History)
 	m.cluster.Focus(m.screen == Cluster)
 	m.writePath.Focus(m.screen == WritePath)
+	m.owners.Focus(m.screen == Browse && m.ownersShown)
+	m.timeline.Focus(m.screen == Timeline)
+	m.space.Focus(m.screen == Space)
 }
 
 func (m *Model) setFlash(text string, isErr bool) tea.Cmd {

@@ -53,6 +53,10 @@ func (m *Model) run(line string) tea.Cmd {
 	case "help":
 		m.helpShown = true
 		return nil
+	case "du", "space":
+		return m.openSpace()
+	case "changes":
+		return m.openTimeline(f[1:], true)
 	}
 	res, ok := decode.LookupResource(f[0])
 	if !ok {

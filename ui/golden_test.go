@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -99,16 +98,7 @@ func command(tm *teatest.TestModel, line string) {
 // waitScreen waits until the screen shows every one of want.
 func waitScreen(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
-	var seen []byte
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		seen = append(seen, b...)
-		for _, w := range want {
-			if !strings.Contains(string(seen), w) {
-				return false
-			}
-		}
-		return true
-	}, teatest.WithDuration(waitFor), teatest.WithCheckInterval(10*time.Millisecond))
+	uitest.WaitScreen(t, tm, waitFor, want...)
 }
 
 // finalView quits and returns the last screen.

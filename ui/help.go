@@ -26,7 +26,7 @@ func newHelp(s *common.Styles) help.Model {
 // do not fit give way to an ellipsis.
 func (m *Model) footer() string {
 	bindings := m.active().ShortHelp()
-	if m.screen == Browse {
+	if m.screen == Browse && !m.ownersShown {
 		bindings = append(bindings, m.keys.Tab)
 	}
 	bindings = append(bindings, m.keys.ShortHelp()...)
@@ -55,6 +55,9 @@ func (m *Model) helpView() string {
 		{"history", m.history.FullHelp()},
 		{"cluster", m.cluster.FullHelp()},
 		{"write path", m.writePath.FullHelp()},
+		{"space", m.space.FullHelp()},
+		{"timeline", m.timeline.FullHelp()},
+		{"browse: owners", append([][]key.Binding{{m.keys.Owners}}, m.owners.FullHelp()...)},
 	}
 	var blocks [][]string
 	for _, sec := range sections {

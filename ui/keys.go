@@ -7,6 +7,8 @@ import "github.com/charmbracelet/bubbles/key"
 type KeyMap struct {
 	Quit, Help, Command, Tab, Back            key.Binding
 	Browse, Tail, History, Cluster, WritePath key.Binding
+	Space, Timeline                           key.Binding
+	Owners                                    key.Binding // in browse
 }
 
 // DefaultKeyMap is k9s's layout: q quits, ? helps, : commands, 1-5 screens.
@@ -22,6 +24,9 @@ func DefaultKeyMap() KeyMap {
 		History:   key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "history")),
 		Cluster:   key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "cluster")),
 		WritePath: key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "write path")),
+		Space:     key.NewBinding(key.WithKeys("6"), key.WithHelp("6", "space (what fills etcd)")),
+		Timeline:  key.NewBinding(key.WithKeys("7"), key.WithHelp("7", "timeline (what changed)")),
+		Owners:    key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "owners and dependents")),
 	}
 }
 
@@ -30,7 +35,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Command, k.He
 
 // FullHelp is the global part of the help screen.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Browse, k.Tail, k.History, k.Cluster, k.WritePath, k.Tab, k.Back, k.Command, k.Help, k.Quit}}
+	return [][]key.Binding{{k.Browse, k.Tail, k.History, k.Cluster, k.WritePath, k.Space, k.Timeline, k.Tab, k.Back, k.Command, k.Help, k.Quit}}
 }
 
 // commandHelp documents the command line, for the help screen.
@@ -41,5 +46,7 @@ var commandHelp = []key.Binding{
 	key.NewBinding(key.WithKeys(":rev"), key.WithHelp(":rev 1234", "browse as of a revision")),
 	key.NewBinding(key.WithKeys(":rev head"), key.WithHelp(":rev head", "back to the newest")),
 	key.NewBinding(key.WithKeys(":tail"), key.WithHelp(":tail [prefix]", "tail a prefix")),
+	key.NewBinding(key.WithKeys(":du"), key.WithHelp(":du", "space: where the bytes and writes go")),
+	key.NewBinding(key.WithKeys(":changes"), key.WithHelp(":changes [30m|rev] [prefix]", "what changed since then")),
 	key.NewBinding(key.WithKeys(":q"), key.WithHelp(":q", "quit")),
 }

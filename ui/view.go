@@ -28,6 +28,9 @@ func (m *Model) layout() {
 	m.history.SetSize(m.width, h)
 	m.cluster.SetSize(m.width, h)
 	m.writePath.SetSize(m.width, h)
+	m.timeline.SetSize(m.width, h)
+	m.space.SetSize(m.width, h)
+	m.owners.SetSize(m.width, h)
 }
 
 // View draws the header, the tabs, the flash line, the screen and the footer.
@@ -53,6 +56,13 @@ func (m *Model) body() string {
 		return m.cluster.View()
 	case WritePath:
 		return m.writePath.View()
+	case Timeline:
+		return m.timeline.View()
+	case Space:
+		return m.space.View()
+	}
+	if m.ownersShown {
+		return m.owners.View()
 	}
 	h := m.bodyHeight()
 	sep := strings.TrimSuffix(strings.Repeat(m.common.Styles.Separator.Render("│")+"\n", h), "\n")
@@ -81,6 +91,9 @@ func (m *Model) headerTop() string {
 	}
 	if m.rev > 0 {
 		where = s.Note.Render(fmt.Sprintf("@rev %d", m.rev))
+	}
+	if w := m.space.Warning(); w != "" {
+		where = s.Down.Render(w) + "  " + where
 	}
 	return m.spread(s.Title.Render("etcdscope")+"  "+common.Text(desc), where)
 }
@@ -127,6 +140,16 @@ func (m *Model) tabs() string {
 		} else {
 			parts = append(parts, s.Tab.Render(label))
 		}
+	}
+	if m.screen == Space && !m.helpShown {
+		parts = append(parts, s.ActiveTab.Render("[6 space]"))
+	} else {
+		parts = append(parts, s.Tab.Render(" 6 space "))
+	}
+	if m.screen == Timeline && !m.helpShown {
+		parts = append(parts, s.ActiveTab.Render("[7 timeline]"))
+	} else {
+		parts = append(parts, s.Tab.Render(" 7 timeline "))
 	}
 	return common.Fit(strings.Join(parts, " "), m.width)
 }

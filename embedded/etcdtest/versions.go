@@ -27,6 +27,9 @@ var builds = map[string]struct{ dir, pkg string }{
 	"3.5": {"bench/etcd3.5", "."},
 	"3.6": {"bench/etcd3.6", "."},
 	"3.7": {".", "./bench/cmd/etcd"},
+	// etcdutl of the bundled etcd's version, which the space tests compare
+	// `du --db` with (`etcdutl snapshot status`).
+	"etcdutl": {"bench/etcdutl", "go.etcd.io/etcd/etcdutl/v3"},
 }
 
 // serverModule is the module whose version names a build.

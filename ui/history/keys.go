@@ -9,6 +9,8 @@ import (
 type KeyMap struct {
 	common.NavKeyMap
 	Detail, Back, Reload key.Binding
+	// Earlier reads the incarnations before the current one.
+	Earlier key.Binding
 }
 
 // DefaultKeyMap is the history pane's keys.
@@ -18,6 +20,7 @@ func DefaultKeyMap() KeyMap {
 		Detail:    key.NewBinding(key.WithKeys("enter", "right", "l"), key.WithHelp("enter", "scroll diff")),
 		Back:      key.NewBinding(key.WithKeys("esc", "left"), key.WithHelp("esc", "back to revisions")),
 		Reload:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "reload")),
+		Earlier:   key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "all incarnations")),
 	}
 }
 
@@ -27,5 +30,5 @@ func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Detail, k.Bac
 // FullHelp is what the help screen shows; the movement keys every list
 // shares are listed once, by the app.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{k.ShortHelp()}
+	return [][]key.Binding{append(k.ShortHelp(), k.Earlier)}
 }

@@ -4,6 +4,8 @@
 package history
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -22,6 +24,7 @@ type LoadedMsg struct {
 	summary  []string // per entry: changed paths from the entry before it
 	selected int64
 	err      error
+	earlier  bool // the replay for the earlier incarnations read it
 }
 
 // DetailMsg carries the diff and object of one entry, laid out.
@@ -47,6 +50,11 @@ type Model struct {
 	detailCursor common.Cursor
 	detailFocus  bool
 
+	// The replay for the earlier incarnations, while it runs (earlier.go).
+	stopReplay context.CancelFunc
+	progress   *ProgressMsg
+	progressCh chan ProgressMsg
+
 	width, height int
 	focused       bool
 }
@@ -56,23 +64,36 @@ func New(c common.Common) *Model {
 	return &Model{common: c, keys: DefaultKeyMap()}
 }
 
-// Open reads the history of key, putting the cursor on revision rev (0: newest).
+// Open reads the history of key, putting the cursor on revision rev (0:
+// newest). It reads the current incarnation; the earlier ones are read
+// when asked (the Earlier key), or at once when the key has no current
+// incarnation or rev is older than it.
 func (m *Model) Open(key string, rev int64) tea.Cmd {
+	m.stopEarlier()
 	m.key, m.loading, m.err = key, true, nil
 	m.gen++
 	gen, c := m.gen, m.common
 	return func() tea.Msg {
 		ctx, cancel := c.Context()
 		defer cancel()
-		h, err := c.Src.History(ctx, key)
-		if err != nil {
-			return LoadedMsg{gen: gen, err: fmt.Errorf("history of %s: %w", key, err)}
-		}
-		if len(h.Entries) == 0 {
-			return LoadedMsg{gen: gen, err: noRevision(h)}
-		}
-		return LoadedMsg{gen: gen, h: h, summary: summaries(c.Decoder, h.Entries), selected: rev}
+		h, err := c.Src.History(ctx, key, etcdview.HistoryOptions{})
+		return loaded(gen, c, key, h, err, rev, false)
 	}
+}
+
+// loaded is the message of a read of key's history, for the pane of
+// generation gen.
+func loaded(gen int, c common.Common, key string, h etcdview.History, err error, selected int64, earlier bool) LoadedMsg {
+	msg := LoadedMsg{gen: gen, earlier: earlier, selected: selected}
+	switch {
+	case err != nil:
+		msg.err = fmt.Errorf("history of %s: %w", key, err)
+	case len(h.Entries) == 0 && h.Complete():
+		msg.err = noRevision(h)
+	default:
+		msg.h, msg.summary = h, summaries(c.Decoder, h.Entries)
+	}
+	return msg
 }
 
 // noRevision is the error of a history with no entry: a key never written,
@@ -80,10 +101,12 @@ func (m *Model) Open(key string, rev int64) tea.Cmd {
 // as an empty history, as etcd answers it).
 func noRevision(h etcdview.History) error {
 	if t := h.Truncated(); t != "" {
-		return fmt.Errorf("history of %s: etcd holds no revision of it; %s", h.Key, t)
+		return fmt.Errorf("history of %s: %w; %s", h.Key, errNoRevision, t)
 	}
-	return fmt.Errorf("history of %s: etcd holds no revision of it", h.Key)
+	return fmt.Errorf("history of %s: %w", h.Key, errNoRevision)
 }
+
+var errNoRevision = errors.New("etcd holds no revision of it")
 
 // summaries says what each entry changed from the one before it. Entries
 // are newest first; each is decoded once, oldest first, and only the one
@@ -140,24 +163,9 @@ func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case LoadedMsg:
-		if msg.gen != m.gen {
-			return nil
-		}
-		m.loading = false
-		if msg.err != nil {
-			m.err = msg.err
-			return common.FlashErr(msg.err)
-		}
-		m.h, m.summary, m.details = msg.h, msg.summary, map[int][]common.Line{}
-		m.cursor.Pos, m.cursor.Offset = 0, 0
-		for i, e := range m.h.Entries {
-			if msg.selected > 0 && e.KV.ModRevision <= msg.selected {
-				m.cursor.Pos = i
-				break
-			}
-		}
-		m.cursor.Clamp(m.rows())
-		return m.selectEntry()
+		return m.onLoaded(msg)
+	case ProgressMsg:
+		return m.onProgress(msg)
 	case DetailMsg:
 		if msg.gen == m.gen {
 			m.details[msg.index] = msg.lines
@@ -171,6 +179,39 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+func (m *Model) onLoaded(msg LoadedMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		return nil
+	}
+	m.loading = false
+	if msg.earlier {
+		m.stopEarlier()
+		// A replay that failed leaves the current incarnation on screen.
+		if msg.err != nil && !errors.Is(msg.err, errNoRevision) && m.h.Key == m.key {
+			return earlierFailed(msg.err)
+		}
+	}
+	if msg.err != nil {
+		m.err = msg.err
+		return common.FlashErr(msg.err)
+	}
+	m.h, m.summary, m.details = msg.h, msg.summary, map[int][]common.Line{}
+	m.cursor.Pos, m.cursor.Offset = 0, 0
+	for i, e := range m.h.Entries {
+		if msg.selected > 0 && e.KV.ModRevision <= msg.selected {
+			m.cursor.Pos = i
+			break
+		}
+	}
+	m.cursor.Clamp(m.rows())
+	if !m.h.Complete() && (len(m.h.Entries) == 0 || msg.selected > 0 && msg.selected < m.h.Entries[len(m.h.Entries)-1].KV.ModRevision) {
+		// What was asked for is in no revision of the current
+		// incarnation: that is a demand for the earlier ones.
+		return tea.Batch(m.selectEntry(), m.loadEarlier(msg.selected))
+	}
+	return m.selectEntry()
 }
 
 func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
@@ -188,6 +229,12 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Detail):
 		m.detailFocus = m.cursor.Pos < len(m.h.Entries)
+	case key.Matches(msg, m.keys.Back) && m.progress != nil:
+		m.stopReplay()
+	case key.Matches(msg, m.keys.Earlier):
+		if m.h.Key == m.key && m.key != "" && !m.loading && !m.h.Complete() && m.progress == nil {
+			return m.loadEarlier(m.selectedRev())
+		}
 	case key.Matches(msg, m.keys.Reload):
 		if m.key != "" {
 			return m.Open(m.key, m.selectedRev())
@@ -263,13 +310,29 @@ func (m *Model) View() string {
 		return common.FillHeight([]string{common.Fit(common.Render(s.Title, m.key), m.width), s.Faint.Render("reading history…")}, m.height)
 	}
 	lw := m.listWidth()
-	title := common.Render(s.Title, "history "+decode.EscapeKey(m.key)) + s.Faint.Render(fmt.Sprintf("  %d revisions retained, store at %d", len(m.h.Entries), m.h.Revision))
+	title := common.Render(s.Title, "history "+decode.EscapeKey(m.key)) + s.Faint.Render("  "+m.titleStatus())
 	left := common.Fit(s.Bold.Render("  "+fmt.Sprintf("%-9s %-4s %7s %s", "REV", "VER", "SIZE", "CHANGES")), lw) + "\n" + m.listView(lw)
 	detail := m.details[m.cursor.Pos]
 	right := common.RenderWindow(detail, m.detailCursor, m.width-lw-1, s.Selection(m.detailFocus && m.focused), m.detailFocus && m.focused)
 	sep := strings.TrimSuffix(strings.Repeat(s.Separator.Render("│")+"\n", m.height-1), "\n")
 	body := lipgloss.JoinHorizontal(lipgloss.Top, common.Box(left, lw, m.height-1), sep, right)
 	return common.Fit(title, m.width) + "\n" + body
+}
+
+// titleStatus says what the list holds, what is left unread first: a
+// narrow title cuts its end.
+func (m *Model) titleStatus() string {
+	held := fmt.Sprintf("%d revisions retained, store at %d", len(m.h.Entries), m.h.Revision)
+	switch {
+	case len(m.h.Entries) == 0:
+		held = fmt.Sprintf("does not exist at revision %d", m.h.Revision)
+	case !m.h.Complete():
+		held = fmt.Sprintf("%d revisions of the current incarnation, store at %d", len(m.h.Entries), m.h.Revision)
+	}
+	if status := m.earlierStatus(); status != "" {
+		return status + " · " + held
+	}
+	return held
 }
 
 func (m *Model) listView(width int) string {

@@ -244,11 +244,13 @@ func (s *Source) List(ctx context.Context, prefix string, rev int64, page etcdvi
 	p := etcdview.Page{Revision: rev}
 	if len(keys) > limit {
 		keys = keys[:limit]
-		p.Next = &etcdview.PageToken{After: keys[limit-1], Limit: page.Limit}
+		p.Next = &etcdview.PageToken{After: keys[limit-1], Limit: page.Limit, Values: page.Values}
 	}
 	for _, k := range keys {
 		kv := s.at(k, rev).kv
-		kv.Value = nil
+		if !page.Values {
+			kv.Value = nil
+		}
 		p.Keys = append(p.Keys, kv)
 	}
 	return p, nil
@@ -274,11 +276,12 @@ func (s *Source) Get(ctx context.Context, key string, rev int64) (*etcdview.KV, 
 // after the compaction, and the one the compaction kept, the newest at or
 // before it unless a deletion (as etcd's mvcc keyIndex.compact keeps it). A
 // key never written, or written only before the compaction and deleted
-// then, has an empty history, as Live and File give it.
-func (s *Source) History(ctx context.Context, key string) (etcdview.History, error) {
+// then, has an empty history, as Live and File give it. Every incarnation
+// is read, as File reads them, whatever opts ask.
+func (s *Source) History(ctx context.Context, key string, _ etcdview.HistoryOptions) (etcdview.History, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	h := etcdview.History{Key: key, Revision: s.rev}
+	h := etcdview.History{Key: key, Revision: s.rev, Earlier: etcdview.EarlierRead}
 	idx := s.latest[key]
 	for i := len(idx) - 1; i >= 0; i-- {
 		w := s.writes[idx[i]]

@@ -137,7 +137,7 @@ func TestHistoryKeepsWhatCompactionKeeps(t *testing.T) {
 		{"/registry/pods/never", nil, 0},
 	}
 	for _, tc := range tests {
-		h, err := s.History(t.Context(), tc.key)
+		h, err := s.History(t.Context(), tc.key, etcdview.HistoryOptions{})
 		var revs []int64
 		for _, e := range h.Entries {
 			revs = append(revs, e.KV.ModRevision)

@@ -25,9 +25,16 @@ func main() {
 	etcdctl := flag.String("etcdctl", "/usr/bin/etcdctl", "etcdctl to compare with (bench/run passes etcdctl 3.7.3, which works against every etcd)")
 	etcdscope := flag.String("etcdscope", "", "etcdscope binary to measure (bench/run builds it)")
 	fillOnly := flag.Bool("fill-only", false, "fill (or reuse) the data dir, then stop")
-	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, tui, tail, go")
+	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, history, du, tui, offline, tail, go")
 	tuiEndpoint := flag.String("tui-child", "", "internal: run the TUI figures' child process against this endpoint")
 	flag.Parse()
+	if *watchUntil > 0 {
+		if err := watchChild(*watchUntil, flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, "bench watch:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *tuiEndpoint != "" {
 		if err := tuiChild(*tuiEndpoint); err != nil {
 			fmt.Fprintln(os.Stderr, "bench tui:", err)
@@ -81,10 +88,25 @@ func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, 
 		var cli []row
 		cli, registryKeys = cliFigures(en)
 		rows = append(rows, cli...)
+		rows = append(rows, columnsFigure(en))
+	}
+	if want("history") {
+		logf("history figures (hyperfine, %d runs each)", runs)
+		rows = append(rows, historyFigures(en)...)
+	}
+	if want("du") {
+		rows = append(rows, duFigures(en)...)
 	}
 	if want("tui") {
 		logf("TUI figures")
 		rows = append(rows, tuiFigures(en, registryKeys)...)
+	}
+	if want("offline") {
+		logf("offline figures: a snapshot of the fill read with --db (hyperfine, %d runs each)", runs)
+		rows = append(rows, offlineFigures(en)...)
+	}
+	if want("changes") {
+		rows = append(rows, changesFigure(en))
 	}
 	if want("tail") {
 		logf("tail lag (%v of puts)", tailFor)

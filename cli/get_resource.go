@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/decode/table"
+	"github.com/etcdscope/etcdscope/etcdview"
+)
+
+// resolveResource is the resource name names as kubectl resolves it: a
+// built-in one, or else a custom resource whose CustomResourceDefinition
+// etcd holds at rev; nil when neither. For a custom resource rev comes
+// back pinned to the revision the definitions were read at, so that its
+// objects are read as of the same one as the printer columns.
+func resolveResource(ctx context.Context, src etcdview.Source, dec decode.Decoder, name string, rev int64) (*table.Resource, int64, error) {
+	if res, ok := decode.LookupResource(name); ok {
+		r, err := table.Builtin(res)
+		return r, rev, err
+	}
+	crds, rev, err := readCRDs(ctx, src, dec, rev)
+	if err != nil {
+		return nil, rev, fmt.Errorf("looking for the custom resource %q: %w", name, err)
+	}
+	name = strings.ToLower(name)
+	for _, r := range crds {
+		if slices.Contains(r.Names(), name) {
+			return r, rev, nil
+		}
+	}
+	return nil, rev, nil
+}
+
+// readCRDs reads every CustomResourceDefinition at rev, and says which
+// revision that was. A definition that does not decode defines nothing
+// etcdscope can list, and is passed over.
+func readCRDs(ctx context.Context, src etcdview.Source, dec decode.Decoder, rev int64) ([]*table.Resource, int64, error) {
+	crd, ok := decode.LookupResource("customresourcedefinitions.apiextensions.k8s.io")
+	if !ok {
+		return nil, rev, fmt.Errorf("this build knows no CustomResourceDefinitions")
+	}
+	dec.JSONOnly = true
+	var out []*table.Resource
+	for page := (etcdview.PageToken{Values: true}); ; {
+		p, err := src.List(ctx, crd.KeyPrefix("", ""), rev, page)
+		if err != nil {
+			return nil, rev, err
+		}
+		rev = p.Revision
+		for _, kv := range p.Keys {
+			if o := dec.DecodeAt(kv.Key, kv.Value, kv.ModRevision); o.Object != nil {
+				if r, err := table.Custom(o.Object); err == nil {
+					out = append(out, r)
+				}
+			}
+		}
+		if p.Next == nil {
+			return out, rev, nil
+		}
+		page = *p.Next
+	}
+}

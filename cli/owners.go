@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/decode/owners"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/spf13/cobra"
+)
+
+type ownersFlags struct {
+	namespace string
+	rev       int64
+	orphans   bool
+	output    *printFlags
+}
+
+// outputTree is owners' default: the tree, as kubectl-tree draws it.
+const outputTree = "tree"
+
+func newOwnersCmd(conn *connFlags) *cobra.Command {
+	f := &ownersFlags{}
+	cmd := &cobra.Command{
+		Use:   "owners KEY | RESOURCE NAME [-n NS] [--rev R] [-o tree|json] | --orphans [-n NS]",
+		Short: "Show what owns an object and what it owns, or what the garbage collector is stuck on",
+		Long: `owners reads the metadata of every object stored below /registry at one
+revision (Events aside: the garbage collector ignores them) and matches
+ownerReferences to owners by uid, as Kubernetes' garbage collector does.
+
+With KEY, or RESOURCE NAME as kubectl names them, it draws the chain from
+each root down to the object, and below it every dependent, recursively,
+each with its key, revision, age and deletion state. An owner no object has
+shows as missing: the collector deletes a dependent once every owner it
+names is gone.
+
+--orphans lists instead, with one line of why each: objects whose owners are
+all gone (the collector deletes them; an object whose ownerReferences were
+removed, by kubectl delete --cascade=orphan, is no orphan), references the
+collector cannot act on, dependents with blockOwnerDeletion that hold an
+owner's foreground deletion, and owners stuck with the orphan or
+foregroundDeletion finalizer.`,
+		Example: `  etcdscope owners deploy web
+  etcdscope owners /registry/pods/default/web-7d9c-x2xq9
+  etcdscope owners rs web-7d9c -n shop --rev 41200 -o json
+  etcdscope owners --orphans -n kube-system`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pr, err := f.output.toPrinter(cmd)
+			if err != nil {
+				return err
+			}
+			if err := f.check(cmd, args); err != nil {
+				return err
+			}
+			dec, err := conn.decoding.decoder()
+			if err != nil {
+				return err
+			}
+			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+				return runOwners(cmd.Context(), pr, src, dec, f, args)
+			})
+		},
+	}
+	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", `namespace of a namespaced RESOURCE (default "default"); with --orphans, list only this namespace's`)
+	cmd.Flags().Int64Var(&f.rev, "rev", 0, "read as of this revision (0: the newest)")
+	cmd.Flags().BoolVar(&f.orphans, "orphans", false, "list orphans, invalid references and blocked deletions instead of one object's tree")
+	f.output = addPrintFlags(cmd, "", "tree (the default) or json", outputTree, decode.OutputJSON)
+	conn.decoding.register(cmd.Flags())
+	return cmd
+}
+
+// check refuses arguments that do not go together, before anything is read.
+func (f *ownersFlags) check(cmd *cobra.Command, args []string) error {
+	switch {
+	case f.rev < 0:
+		return fmt.Errorf("--rev %d: want 0 (the newest) or more", f.rev)
+	case f.orphans && len(args) > 0:
+		return errors.New("--orphans lists the whole store: give no KEY or RESOURCE")
+	case f.orphans && f.output.output == outputTree:
+		return errors.New("--orphans prints a table: -o json or none")
+	case f.orphans:
+		return nil
+	case len(args) == 0 || len(args) > 2:
+		return errors.New("give a KEY, or a RESOURCE and a NAME, or --orphans")
+	case strings.HasPrefix(args[0], "/") && len(args) == 2:
+		return fmt.Errorf("a key takes no NAME: give %s alone, or a resource and a name", args[0])
+	case strings.HasPrefix(args[0], "/") && cmd.Flags().Changed("namespace"):
+		return errors.New("-n goes with a RESOURCE NAME or --orphans: a key names its namespace itself")
+	case !strings.HasPrefix(args[0], "/") && len(args) == 1:
+		return fmt.Errorf("%s: give the NAME of the object too, or a key starting with /", args[0])
+	}
+	return nil
+}
+
+func runOwners(ctx context.Context, pr printer, src etcdview.Source, dec decode.Decoder, f *ownersFlags, args []string) error {
+	// The top level pins the revision: the target and every object are
+	// read as of the same one.
+	top, err := src.Children(ctx, decode.DefaultPrefix+"/", f.rev)
+	if ce := (*etcdview.CompactedError)(nil); errors.As(err, &ce) {
+		return ce // the read it failed in says nothing more
+	}
+	if err != nil {
+		return err
+	}
+	rev := top.Revision
+	var key string
+	if !f.orphans {
+		if key, err = ownersTarget(ctx, src, dec, args, f.namespace, rev); err != nil {
+			return err
+		}
+	}
+	g, unreadable, err := readOwnerGraph(ctx, src, dec, top, progressLine(pr))
+	clearProgress(pr.errOut)
+	if err != nil {
+		return err
+	}
+	noteUnreadable(pr, unreadable)
+	if f.orphans {
+		return printFindings(pr, g, rev, f.namespace)
+	}
+	id, ok := g.Lookup(key)
+	if !ok {
+		return fmt.Errorf("%s holds no object with metadata at revision %d", decode.EscapeKey(key), rev)
+	}
+	if err := printOwnerTree(pr, g, id, rev); err != nil {
+		return err
+	}
+	if len(g.Owners(id)) == 0 {
+		fmt.Fprintln(pr.errOut, pr.ep.dim(g.Object(id).Ident()+" has no ownerReferences: nothing owns it, and the garbage collector never deletes it for an owner"))
+	}
+	return nil
+}
+
+// ownersTarget is the key args name (KEY, or RESOURCE NAME in ns), checked
+// to hold a value at rev before the whole store is read for it.
+func ownersTarget(ctx context.Context, src etcdview.Source, dec decode.Decoder, args []string, ns string, rev int64) (string, error) {
+	key, missing := args[0], ""
+	if len(args) == 2 {
+		res, _, err := resolveResource(ctx, src, dec, args[0], rev)
+		switch {
+		case err != nil:
+			return "", err
+		case res == nil:
+			return "", fmt.Errorf("unknown resource type %q: give a resource as kubectl names it (pods, po, deploy, ...) or a key starting with /", args[0])
+		case !res.Namespaced:
+			ns = ""
+		case ns == "":
+			ns = "default"
+		}
+		key = res.KeyPrefix("", ns) + args[1]
+		missing = fmt.Sprintf("%s %q not found", res.Resource.Resource, args[1])
+		if ns != "" {
+			missing += " in namespace " + ns
+		}
+	}
+	if owners.Ignored(decode.ParseKey(key)) {
+		return "", fmt.Errorf("%s is an Event: the garbage collector ignores Events, so owners does not read them", decode.EscapeKey(key))
+	}
+	_, err := src.Get(ctx, key, rev)
+	switch {
+	case errors.Is(err, etcdview.ErrNotFound) && missing != "":
+		return "", fmt.Errorf("%s at revision %d (no key %s)", missing, rev, decode.EscapeKey(key))
+	case errors.Is(err, etcdview.ErrNotFound):
+		return "", fmt.Errorf("%s does not exist at revision %d", decode.EscapeKey(key), rev)
+	}
+	return key, err
+}
+
+// noteUnreadable says on stderr what the graph could not see: values that
+// hold no object, by format (an encrypted Secret's ownerReferences are
+// unknown without --encryption-config).
+func noteUnreadable(pr printer, unreadable map[decode.Format]int) {
+	if len(unreadable) == 0 {
+		return
+	}
+	var parts []string
+	n := 0
+	for f, c := range unreadable {
+		parts = append(parts, fmt.Sprintf("%d %s", c, f))
+		n += c
+	}
+	sort.Strings(parts)
+	hint := ""
+	if unreadable[decode.FormatEncrypted] > 0 {
+		hint = "; --encryption-config decrypts values encrypted at rest"
+	}
+	fmt.Fprintln(pr.errOut, pr.ep.dim(fmt.Sprintf("%d values hold no object with metadata (%s) and are not in the graph%s", n, strings.Join(parts, ", "), hint)))
+}
+
+// readOwnerGraph reads the metadata of every object in the directories of
+// top (the level below the prefix, read at the revision the graph is of),
+// a page of values at a time: only the metadata stays, so memory grows
+// with the number of objects, not with their size. Events are passed over,
+// as the garbage collector passes them over (its ignoredResources), and
+// they are most of a busy cluster's keys. It returns the graph and the
+// count of values that held no object, by format. progress, when not nil,
+// is told how many values were read.
+func readOwnerGraph(ctx context.Context, src etcdview.Source, dec decode.Decoder, top etcdview.Level, progress func(etcdview.ScanProgress)) (*owners.Graph, map[decode.Format]int, error) {
+	b := owners.Builder{Decoder: dec}
+	read := etcdview.ScanProgress{Phase: etcdview.ScanValues}
+	for _, c := range top.Children {
+		if !c.Dir || owners.Ignored(decode.ParseKey(c.Prefix)) {
+			continue
+		}
+		err := listPages(src, c.Prefix, top.Revision, true)(ctx, func(page []etcdview.KV) error {
+			for _, kv := range page {
+				b.Add(kv.Key, kv.Value, kv.ModRevision)
+			}
+			read.Done += int64(len(page))
+			if progress != nil {
+				progress(read)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return b.Graph(), b.Unreadable, nil
+}

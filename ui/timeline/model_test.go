@@ -1,0 +1,160 @@
+package timeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/ui/common"
+	"github.com/etcdscope/etcdscope/ui/uitest"
+	"github.com/muesli/termenv"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+func managed(manager string, op metav1.ManagedFieldsOperationType, sub string, at time.Time) metav1.ManagedFieldsEntry {
+	mt := metav1.NewTime(at)
+	return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, Subresource: sub, Time: &mt, FieldsType: "FieldsV1",
+		FieldsV1: &metav1.FieldsV1{Raw: []byte(fmt.Sprintf(`{"f:%s":{}}`, manager))}}
+}
+
+func web(replicas int32, mf ...metav1.ManagedFieldsEntry) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", CreationTimestamp: metav1.NewTime(t0.Add(12 * time.Second)), ManagedFields: mf},
+		Spec:       appsv1.DeploymentSpec{Replicas: &replicas},
+	}
+}
+
+// rollout is a store where a node's Lease renews every 10 s while a
+// Deployment is applied and scaled, a ConfigMap is edited, and another
+// deleted; and a ConfigMap whose name holds an escape sequence.
+func rollout(t *testing.T) *uitest.Source {
+	src := uitest.New()
+	src.PutObject(configMap("old"))
+	settings := configMap("settings")
+	src.PutObject(settings)
+	for i := range 4 {
+		src.PutObject(nodeLease("node-1", t0.Add(time.Duration(i)*10*time.Second)))
+		switch i {
+		case 1:
+			src.PutObject(web(1, managed("deploy-tool", "Apply", "", t0.Add(12*time.Second))))
+		case 2:
+			src.PutObject(web(3, managed("deploy-tool", "Apply", "", t0.Add(12*time.Second)), managed("kubectl", "Update", "scale", t0.Add(21*time.Second))))
+			edited := settings.DeepCopy()
+			edited.Data["k"] = "edited"
+			edited.ManagedFields = []metav1.ManagedFieldsEntry{managed("kubectl-edit", "Update", "", t0.Add(22*time.Second))}
+			src.PutObject(edited)
+		case 3:
+			src.Delete("/registry/configmaps/default/old")
+			src.PutObject(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+				ObjectMeta: metav1.ObjectMeta{Name: "evil\x1b]0;pwned\x07", Namespace: "default"}})
+		}
+	}
+	return src
+}
+
+// screen runs the timeline alone as a program.
+type screen struct {
+	m *Model
+	r Range
+}
+
+func (s screen) Init() tea.Cmd { return s.m.Open(s.r) }
+
+func (s screen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		s.m.SetSize(msg.Width, msg.Height)
+		return s, nil
+	}
+	return s, s.m.Update(msg)
+}
+
+func (s screen) View() string { return s.m.View() }
+
+func start(t *testing.T, src *uitest.Source, r Range) *teatest.TestModel {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	m := New(common.Common{Ctx: ctx, Src: src, Styles: common.DefaultStyles(), Decoder: decode.Decoder{}})
+	m.Focus(true)
+	return teatest.NewTestModel(t, screen{m: m, r: r}, teatest.WithInitialTermSize(120, 16))
+}
+
+func waitScreen(t *testing.T, tm *teatest.TestModel, want ...string) {
+	t.Helper()
+	uitest.WaitScreen(t, tm, 10*time.Second, want...)
+}
+
+func TestGoldenTimeline(t *testing.T) {
+	tm := start(t, rollout(t), Range{Since: 25 * time.Second, Now: t0.Add(30 * time.Second)})
+	waitScreen(t, tm, "kubectl-edit", "deploy-tool")
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	view := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).View()
+	if strings.ContainsRune(view, 0x1b) {
+		t.Errorf("the screen carries an escape byte from a name:\n%q", view)
+	}
+	golden.RequireEqual(t, []byte(view))
+}
+
+// enter on an object opens its history at its last change in the window;
+// on a group's row it does nothing.
+func TestEnterOpensTheHistoryAtTheLastChange(t *testing.T) {
+	m := New(uitest.Common(rollout(t)))
+	m.SetSize(120, 16)
+	m.Focus(true)
+	var opened []common.OpenHistoryMsg
+	update := func(msg tea.Msg) tea.Cmd {
+		if o, ok := msg.(common.OpenHistoryMsg); ok {
+			opened = append(opened, o)
+			return nil
+		}
+		return m.Update(msg)
+	}
+	uitest.Drive(t, update, m.Open(Range{From: 2}))
+	uitest.Press(t, update, "enter") // the first group's row
+	if len(opened) != 0 {
+		t.Errorf("enter on a group opened %+v", opened)
+	}
+	uitest.Press(t, update, "j", "enter")
+	want := common.OpenHistoryMsg{Key: "/registry/configmaps/default/evil\x1b]0;pwned\x07", Rev: 12}
+	if len(opened) != 1 || opened[0] != want {
+		t.Errorf("enter opened %+v, want %+v", opened, want)
+	}
+}
+
+func TestParseWindow(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    Range
+		wantErr bool
+	}{
+		{nil, Range{Since: DefaultSince}, false},
+		{[]string{"30m"}, Range{Since: 30 * time.Minute}, false},
+		{[]string{"1200"}, Range{From: 1200}, false},
+		{[]string{"/registry/pods/", "1h"}, Range{Prefix: "/registry/pods/", Since: time.Hour}, false},
+		{[]string{"1200", "/registry/pods/"}, Range{Prefix: "/registry/pods/", From: 1200}, false},
+		{[]string{"/registry/pods/"}, Range{Prefix: "/registry/pods/", Since: DefaultSince}, false},
+		{[]string{"30m", "1200"}, Range{}, true},
+		{[]string{"-5m"}, Range{}, true},
+		{[]string{"soon"}, Range{}, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseWindow(tc.args)
+		if got != tc.want || (err != nil) != tc.wantErr {
+			t.Errorf("ParseWindow(%q) = %+v, %v; want %+v, error %v", tc.args, got, err, tc.want, tc.wantErr)
+		}
+	}
+}

@@ -1,0 +1,234 @@
+package timeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/decode/changes"
+	"github.com/etcdscope/etcdscope/etcdview"
+	coordinationv1 "k8s.io/api/coordination/v1"
+)
+
+// Range is the window of revisions to read: since a time, or from a
+// revision, up to a revision.
+type Range struct {
+	Prefix string // keys below it; "" for every key
+	// Since, when > 0, starts the window at the revision estimated at
+	// Now - Since (changes.TimeMap.Start); else From is the first revision.
+	Since time.Duration
+	From  int64
+	To    int64 // the last revision; 0 for the head when the read starts
+	// Now is the time Since counts back from; zero means the newest time
+	// the store records (for a data file, whose head is in the past).
+	Now time.Time
+}
+
+// Window is a read window: its report, and how it was found.
+type Window struct {
+	changes.Report
+	Times *changes.TimeMap
+	// From and To are the window's revisions, both included: the range
+	// read, whether or not each revision changed a key below the prefix.
+	From, To int64
+	Head     int64 // the store's revision when the read started
+	// CompactedAt is where etcd's history begins, when the start asked
+	// for was compacted away: the window starts there instead.
+	CompactedAt int64
+	// Since says how Range.Since became From, "" when it did not.
+	Since string
+	// Notes are what the watch said about its stream (a resume, a gap).
+	Notes []string
+}
+
+// Span names the window's revisions: "revisions 5-12", or none when its
+// start is after its end (nothing was written since the time asked).
+func (w Window) Span() string {
+	if w.From > w.To {
+		return fmt.Sprintf("no revision: the window starts after revision %d", w.To)
+	}
+	return fmt.Sprintf("revisions %d-%d", w.From, w.To)
+}
+
+// progressInterval is how often a live watch that has caught up is asked
+// for its revision, so that the read ends soon after the window's last
+// revision when nothing below the prefix changed after it.
+const progressInterval = 100 * time.Millisecond
+
+// Read reads the changes of r from src: a watch from the window's first
+// revision (etcdview.Source.Watch; a data file replays its history), ended
+// at its last. A live etcd reads every revision of the window from its
+// backend, and each event's previous value, to send those below the
+// prefix: the cost of `etcdctl watch --prev-kv --rev`. Nothing is written.
+// d decodes what the report shows; the times come from the Leases at the
+// head and the values of the window.
+func Read(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range) (Window, error) {
+	st, err := src.Status(ctx)
+	if err != nil {
+		return Window{}, err
+	}
+	w := Window{Head: st.Revision, To: r.To, From: r.From, Times: &changes.TimeMap{}}
+	if w.To == 0 {
+		w.To = w.Head
+	}
+	if w.To > w.Head {
+		return w, fmt.Errorf("--to-rev %d is after the head revision %d", w.To, w.Head)
+	}
+	clock, err := headTimes(ctx, src, d, st.Revision, w.Times)
+	if err != nil {
+		return w, err
+	}
+	if r.Since > 0 {
+		if err := w.since(ctx, src, d, r, clock, st.CompactRevision); err != nil {
+			return w, err
+		}
+	}
+	if w.From < 1 {
+		return w, fmt.Errorf("the first revision %d is not a revision: revisions start at 1", w.From)
+	}
+	win := changes.NewWindow()
+	if w.From <= w.To {
+		if err := w.watch(ctx, src, r.Prefix, win); err != nil {
+			return w, err
+		}
+	}
+	w.Report = win.Report(d, w.Times)
+	return w, nil
+}
+
+// headTimes records what the Leases at revision rev say of time, and picks
+// the clock among them: the Lease written most often, a node's renewed
+// every 10 s or a leader election's every 2 s, each write with the
+// holder's time. Leases are few (one a node, one a controller) and
+// their renewals are the most recent times a store holds.
+func headTimes(ctx context.Context, src etcdview.Source, d decode.Decoder, rev int64, times *changes.TimeMap) (*etcdview.KV, error) {
+	res, _ := decode.LookupResource("Lease")
+	prefix := ""
+	if len(d.Keys.Prefixes) > 0 {
+		prefix = d.Keys.Prefixes[0]
+	}
+	d.JSONOnly = true
+	var clock *etcdview.KV
+	page := etcdview.PageToken{Values: true}
+	for {
+		p, err := src.List(ctx, res.KeyPrefix(prefix, ""), rev, page)
+		if err != nil {
+			return nil, fmt.Errorf("read the Leases at revision %d: %w", rev, err)
+		}
+		for _, kv := range p.Keys {
+			o := d.DecodeAt(kv.Key, kv.Value, kv.ModRevision)
+			times.Observe(o, kv.ModRevision, kv.CreateRevision)
+			l, ok := o.Object.(*coordinationv1.Lease)
+			if !ok || l.Spec.RenewTime == nil {
+				continue
+			}
+			if clock == nil || kv.Version > clock.Version || kv.Version == clock.Version && kv.ModRevision > clock.ModRevision {
+				clock = &kv
+			}
+		}
+		if p.Next == nil {
+			return clock, nil
+		}
+		page = *p.Next
+	}
+}
+
+// since sets w.From to the revision estimated at r.Now - r.Since: the clock
+// Lease's renewals are searched for that time (changes.TimeMap.SearchClock),
+// then the map says which revision follows the last one recorded before it.
+func (w *Window) since(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range, clock *etcdview.KV, compacted int64) error {
+	now, what := r.Now, "now"
+	if now.IsZero() {
+		newest, ok := w.Times.Newest()
+		if !ok {
+			return fmt.Errorf("--since needs the times objects record, and no Lease at revision %d records one: give --from-rev", w.Head)
+		}
+		now, what = newest.Time, "the newest time the store records"
+	}
+	t := now.Add(-r.Since)
+	for clock != nil {
+		lo := max(compacted, clock.CreateRevision, 1)
+		err := w.Times.SearchClock(lo, clock.ModRevision, t, clockRead(ctx, src, d, clock.Key))
+		// A compaction the Status did not know of (etcdctl compact
+		// leaves no compact_rev_key) shows on the first read before it.
+		var ce *etcdview.CompactedError
+		if errors.As(err, &ce) && ce.Compacted > compacted {
+			compacted = ce.Compacted
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		break
+	}
+	from, ok := w.Times.Start(t)
+	w.From = from
+	w.Since = fmt.Sprintf("since %s, %s before %s (%s), estimated from the Leases' renew times", t.UTC().Format(time.RFC3339), r.Since, what, now.UTC().Format(time.RFC3339))
+	if !ok {
+		w.From = max(compacted, 1)
+		w.Since = fmt.Sprintf("since %s: no object records a time before it, so the window starts at the oldest revision etcd holds", t.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// clockRead reads the clock Lease's renew time as of a revision.
+func clockRead(ctx context.Context, src etcdview.Source, d decode.Decoder, key string) changes.ClockRead {
+	d.JSONOnly = true
+	return func(rev int64) (int64, time.Time, error) {
+		kv, err := src.Get(ctx, key, rev)
+		if err != nil {
+			return 0, time.Time{}, fmt.Errorf("read the Lease %s at revision %d: %w", decode.EscapeKey(key), rev, err)
+		}
+		l, ok := d.DecodeAt(kv.Key, kv.Value, kv.ModRevision).Object.(*coordinationv1.Lease)
+		if !ok || l.Spec.RenewTime == nil {
+			return 0, time.Time{}, fmt.Errorf("the Lease %s at revision %d records no renew time", decode.EscapeKey(key), rev)
+		}
+		return kv.ModRevision, l.Spec.RenewTime.Time, nil
+	}
+}
+
+// watch adds the window's events to win: a watch from w.From, ended after
+// w.To. A live watch never ends by itself: it ends at an event after w.To,
+// or when a progress notification says etcd has sent everything up to it.
+func (w *Window) watch(ctx context.Context, src etcdview.Source, prefix string, win *changes.Window) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := src.Watch(ctx, prefix, etcdview.WatchOptions{Rev: w.From, ContinueAfterCompaction: true, ProgressInterval: progressInterval})
+	for b := range batches {
+		var compacted *etcdview.CompactedError
+		switch {
+		case errors.As(b.Err, &compacted) && w.CompactedAt == 0 && win.Events() == 0:
+			w.CompactedAt, w.From = compacted.Compacted, compacted.Compacted
+			continue
+		case b.Err != nil:
+			return b.Err
+		}
+		if b.Note != "" {
+			w.Notes = append(w.Notes, b.Note)
+		}
+		for _, ev := range b.Events {
+			if ev.KV.ModRevision > w.To {
+				return nil
+			}
+			win.Add(eventOf(ev))
+		}
+		if b.Progress && b.Revision >= w.To {
+			return nil
+		}
+		if n := len(b.Events); n > 0 && b.Events[n-1].KV.ModRevision == w.To {
+			return nil
+		}
+	}
+	return ctx.Err()
+}
+
+func eventOf(ev etcdview.Event) changes.Event {
+	c := changes.Event{Type: changes.Type(ev.Type), Key: ev.KV.Key, Revision: ev.KV.ModRevision,
+		CreateRevision: ev.KV.CreateRevision, Value: ev.KV.Value}
+	if ev.Prev != nil {
+		c.Prev, c.PrevRevision = ev.Prev.Value, ev.Prev.ModRevision
+	}
+	return c
+}
