@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // LastWriter names the manager that last wrote the object value holds, as
@@ -18,13 +19,9 @@ func LastWriter(key string, value []byte) (string, error) {
 	if o.Object == nil {
 		return "", errors.New("the value does not decode to an object: " + o.Problem)
 	}
-	m, err := meta.Accessor(o.Object)
-	if err != nil {
-		return "", err
-	}
 	var name string
 	var at time.Time
-	for _, e := range m.GetManagedFields() {
+	for _, e := range o.ManagedFields() {
 		if t := e.Time; name == "" || t != nil && t.After(at) {
 			name = fmt.Sprintf("%s (%s)", e.Manager, e.Operation)
 			if t != nil {
@@ -36,4 +33,17 @@ func LastWriter(key string, value []byte) (string, error) {
 		return "", errors.New("the object has no managedFields")
 	}
 	return name, nil
+}
+
+// ManagedFields is the object's managedFields entries; none when the value
+// held no object, or one without ObjectMeta.
+func (o Object) ManagedFields() []metav1.ManagedFieldsEntry {
+	if o.Object == nil {
+		return nil
+	}
+	m, err := meta.Accessor(o.Object)
+	if err != nil {
+		return nil
+	}
+	return m.GetManagedFields()
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -48,10 +47,10 @@ func (w Writer) String() string {
 func writersOf(before *decode.Object, after decode.Object) []Writer {
 	var old []metav1.ManagedFieldsEntry
 	if before != nil {
-		old = managedFields(*before)
+		old = before.ManagedFields()
 	}
 	var out []Writer
-	for _, e := range managedFields(after) {
+	for _, e := range after.ManagedFields() {
 		if slices.ContainsFunc(old, func(o metav1.ManagedFieldsEntry) bool { return sameEntry(o, e) }) {
 			continue
 		}
@@ -65,17 +64,6 @@ func writersOf(before *decode.Object, after decode.Object) []Writer {
 		return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Manager, b.Manager))
 	})
 	return out
-}
-
-func managedFields(o decode.Object) []metav1.ManagedFieldsEntry {
-	if o.Object == nil {
-		return nil
-	}
-	m, err := meta.Accessor(o.Object)
-	if err != nil {
-		return nil
-	}
-	return m.GetManagedFields()
 }
 
 // sameEntry says whether two entries are one manager's, unchanged.
