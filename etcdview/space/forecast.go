@@ -13,6 +13,9 @@ type Growth struct {
 	BytesPerSec float64
 	Over        time.Duration
 	Basis       string // in plain words: "DB size in use", "writes"
+	// Compactions is how many falls of the size in use the growth was
+	// measured across (a SizeTrend's), 0 when none was seen.
+	Compactions int
 }
 
 // WriteGrowth is the growth the writes of rates would make if nothing were
@@ -23,8 +26,12 @@ func WriteGrowth(r Rates) Growth {
 	return Growth{BytesPerSec: r.Total.Bytes, Over: r.Over, Basis: "bytes written, were nothing compacted"}
 }
 
-// SizeTrend follows the members' DB size in use across Status reads: its
-// slope is the growth, compaction and the free pages it leaves included.
+// SizeTrend follows the members' DB size in use across Status reads. Its
+// growth is what stays after compactions: between two, the size in use
+// grows by every write (etcd keeps each revision until a compaction frees
+// its pages), and kube-apiserver compacts every 5 minutes by default, so a
+// slope drawn across that saw tooth forecasts a quota that is never
+// reached.
 type SizeTrend struct {
 	samples []sizeSample
 }
@@ -60,18 +67,42 @@ func (t *SizeTrend) Observe(cl etcdview.Cluster, now time.Time) {
 	}
 }
 
-// Growth is the slope between the oldest and the newest sample; false
-// until they are minTrend apart.
+// troughs are the samples at the bottom of each fall of the size in use:
+// where a compaction (or a defragmentation) left it.
+func (t *SizeTrend) troughs() []sizeSample {
+	var out []sizeSample
+	for i := 1; i < len(t.samples); i++ {
+		falling := t.samples[i].used < t.samples[i-1].used
+		if falling && (i == len(t.samples)-1 || t.samples[i+1].used >= t.samples[i].used) {
+			out = append(out, t.samples[i])
+		}
+	}
+	return out
+}
+
+// Growth is the slope from the first trough to the last when the window
+// holds two or more, and from the oldest sample to the newest when it holds
+// none (nothing compacted in the window: either nothing compacts, and that
+// is the growth, or the first compaction has not come yet, which
+// Growth.Compactions lets the caller weigh). With one trough there is no
+// slope that is not the saw tooth's: false, as before minTrend.
 func (t *SizeTrend) Growth() (Growth, bool) {
-	if len(t.samples) < 2 {
+	first, last, basis := sizeSample{}, sizeSample{}, ""
+	tr := t.troughs()
+	switch {
+	case len(tr) >= 2:
+		first, last, basis = tr[0], tr[len(tr)-1], "DB size in use after each compaction"
+	case len(tr) == 0 && len(t.samples) >= 2:
+		first, last, basis = t.samples[0], t.samples[len(t.samples)-1], "DB size in use, no compaction seen"
+	default:
 		return Growth{}, false
 	}
-	first, last := t.samples[0], t.samples[len(t.samples)-1]
 	over := last.at.Sub(first.at)
 	if over < minTrend {
 		return Growth{}, false
 	}
-	return Growth{BytesPerSec: float64(last.used-first.used) / over.Seconds(), Over: over, Basis: "DB size in use"}, true
+	g := Growth{BytesPerSec: float64(last.used-first.used) / over.Seconds(), Over: over, Basis: basis, Compactions: len(tr)}
+	return g, true
 }
 
 func usedBytes(m Member) int64 {

@@ -54,6 +54,40 @@ func TestSizeTrendIsTheSlopeOfTheSizeInUse(t *testing.T) {
 	}
 }
 
+// TestSizeTrendLooksPastTheSawTooth: between compactions the size in use
+// grows by every write and falls back at each; the growth is what stays.
+func TestSizeTrendLooksPastTheSawTooth(t *testing.T) {
+	at := time.Unix(1_000_000, 0)
+	cl := func(inUse int64) etcdview.Cluster {
+		return etcdview.Cluster{Members: []etcdview.Member{{DBSize: 1 << 30, DBInUse: inUse}}}
+	}
+	// A 5-minute cycle sampled every minute: +10 MiB a minute, back to
+	// the trough at each compaction; troughs rising by level MiB a cycle.
+	sawTooth := func(level int64) *SizeTrend {
+		var tr SizeTrend
+		for i := range 16 {
+			cycle, step := int64(i/5), int64(i%5)
+			tr.Observe(cl((100+cycle*level+step*10)<<20), at.Add(time.Duration(i)*time.Minute))
+		}
+		return &tr
+	}
+	g, ok := sawTooth(0).Growth()
+	if !ok || g.BytesPerSec != 0 || g.Compactions != 3 || g.Over != 10*time.Minute {
+		t.Errorf("level troughs: growth %+v, %v; want 0 B/s across 3 compactions over 10m", g, ok)
+	}
+	g, ok = sawTooth(5).Growth()
+	if want := float64(10<<20) / 600; !ok || g.BytesPerSec != want || g.Basis != "DB size in use after each compaction" {
+		t.Errorf("troughs rising 5 MiB a cycle: growth %+v, %v; want %.0f B/s", g, ok, want)
+	}
+	var one SizeTrend
+	for i, used := range []int64{100, 140, 100, 120} {
+		one.Observe(cl(used<<20), at.Add(time.Duration(i)*time.Minute))
+	}
+	if g, ok := one.Growth(); ok {
+		t.Errorf("one compaction gives a slope only the saw tooth draws: %+v", g)
+	}
+}
+
 // guideReport is a report whose tree is built from recs.
 func guideReport(t *testing.T, history bool, members []Member, recs ...etcdview.ScanRecord) *Report {
 	t.Helper()

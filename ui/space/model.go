@@ -315,15 +315,21 @@ func (m *Model) updateForecast() {
 }
 
 // warnOver is the shortest span of the DB size's growth the header warns
-// on: kube-apiserver compacts every 5 minutes by default
+// on, measured across compactions; uncompactedWarnOver the shortest with
+// none seen. kube-apiserver compacts every 5 minutes by default
 // (--etcd-compaction-interval), and until it does the size in use grows by
-// every write, as it does while a fresh cluster bootstraps.
-const warnOver = 5 * time.Minute
+// every write, as it does while a fresh cluster bootstraps: growth over two
+// of its intervals (and a minute for the pace of the Status reads) with no
+// compaction is an etcd that nothing compacts.
+const (
+	warnOver            = 5 * time.Minute
+	uncompactedWarnOver = 11 * time.Minute
+)
 
 // Warning is what the header warns of: the DB at its quota, or reaching it
-// within a day at the DB size's own growth over warnOver at least; ""
-// otherwise. The bytes written alone are no warning: kube-apiserver
-// compacts them away.
+// within a day at the DB size's own growth over warnOver at least (or
+// uncompactedWarnOver with no compaction in it); "" otherwise. The bytes
+// written alone are no warning: kube-apiserver compacts them away.
 func (m *Model) Warning() string {
 	f := m.forecast
 	switch {
@@ -331,7 +337,9 @@ func (m *Model) Warning() string {
 		return ""
 	case f.Full:
 		return fmt.Sprintf("⚠ %s at its quota: NOSPACE", f.Member)
-	case f.Urgent() && m.trendBased && f.Growth.Over >= warnOver:
+	case !f.Urgent() || !m.trendBased:
+		return ""
+	case f.Growth.Over >= warnOver && f.Growth.Compactions > 0, f.Growth.Over >= uncompactedWarnOver:
 		return fmt.Sprintf("⚠ %s reaches its quota in %s", f.Member, roughly(f.Left))
 	}
 	return ""
