@@ -23,6 +23,7 @@ type connFlags struct {
 	dialTimeout        time.Duration
 	commandTimeout     time.Duration
 	db                 string
+	dbIndex            bool
 	dataDir            string
 	// decoding is how values read from the source are decoded; commands
 	// that print values register its flags.
@@ -40,6 +41,7 @@ func (f *connFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.dialTimeout, "dial-timeout", etcdview.DefaultDialTimeout, "how long to wait for a connection (ETCDCTL_DIAL_TIMEOUT)")
 	fs.DurationVar(&f.commandTimeout, "command-timeout", etcdview.DefaultCommandTimeout, "how long each request may take (ETCDCTL_COMMAND_TIMEOUT)")
 	fs.StringVar(&f.db, "db", "", "read an offline etcd data file (member/snap/db or a snapshot) instead of a live etcd")
+	fs.BoolVar(&f.dbIndex, "db-index", true, "keep the --db file's key index for the next command, beside it as FILE.etcdscope-index or in the cache directory (false: build it in memory and write nothing)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "keep the bundled cluster's data here (default: a temporary directory removed on exit)")
 }
 

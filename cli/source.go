@@ -20,7 +20,7 @@ func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, clos
 	}
 	switch kind {
 	case fileSource:
-		f, err := etcdview.OpenFile(conn.db)
+		f, err := etcdview.OpenFileWith(conn.db, etcdview.FileOptions{NoIndexFile: !conn.dbIndex})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -63,7 +63,28 @@ const lockTimeout = time.Second
 // and never changes the one it reads. The key index it builds is kept in a
 // sidecar file for the next command on the same file (see sidecar).
 func OpenFile(path string) (*File, error) {
-	return openFile(path, defaultSidecar())
+	return OpenFileWith(path, FileOptions{})
+}
+
+// FileOptions say how OpenFileWith opens a data file.
+type FileOptions struct {
+	// NoIndexFile keeps the key index in memory only: no sidecar is read
+	// or written, beside the file or in the cache directory (a copy of a
+	// member's file kept as evidence gets nothing beside it).
+	NoIndexFile bool
+}
+
+// OpenFileWith is OpenFile with options.
+func OpenFileWith(path string, o FileOptions) (*File, error) {
+	return openFile(path, o.sidecar(defaultSidecar()))
+}
+
+// sidecar is where o lets the index of a file go, given the default.
+func (o FileOptions) sidecar(def sidecarOptions) sidecarOptions {
+	if o.NoIndexFile {
+		return sidecarOptions{minSize: math.MaxInt64}
+	}
+	return def
 }
 
 func openFile(path string, o sidecarOptions) (*File, error) {

@@ -269,6 +269,22 @@ func TestSmallFileGetsNoSidecar(t *testing.T) {
 	}
 }
 
+// TestNoIndexFileWritesNothing: with FileOptions.NoIndexFile a file that
+// would get a sidecar beside it, or in the cache, gets neither.
+func TestNoIndexFileWritesNothing(t *testing.T) {
+	path := storyFile(t)
+	every := sidecarOptions{cacheDir: t.TempDir()} // every file gets a sidecar
+	if got, want := openKeys(t, path, FileOptions{NoIndexFile: true}.sidecar(every)), openKeys(t, path, sidecarOptions{minSize: 1 << 62}); !slices.Equal(got, want) {
+		t.Errorf("keys %q, want %q", got, want)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("beside the file: %v, want no sidecar", entries)
+	}
+	if entries, _ := os.ReadDir(every.cacheDir); len(entries) != 0 {
+		t.Errorf("in the cache directory: %v, want nothing", entries)
+	}
+}
+
 // FuzzDecodeIndex feeds the decoder bodies with a valid checksum: it never
 // panics, and what it accepts is an index the reads can search.
 func FuzzDecodeIndex(f *testing.F) {
