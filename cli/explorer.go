@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/demo"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/etcdscope/etcdscope/embedded/fanout"
@@ -74,6 +75,13 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 		}
 	}
 	defer closeFn()
+	// The tree's leaf levels print their resource's columns, a custom
+	// resource's from its CRD as of the level's revision, as get does.
+	src := opts.Source
+	opts.Resolve = func(ctx context.Context, name string, rev int64) (*table.Resource, error) {
+		r, _, err := resolveResource(ctx, src, dec, name, rev)
+		return r, err
+	}
 	// The UI's watch and reads end with ctx, before the source closes.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -24,6 +24,7 @@ type getFlags struct {
 	labels        string // -l
 	fields        string // --field-selector
 	sortBy        string
+	where         string // --where, a CEL expression
 	// dec is the decoder --show-secrets and the other decoding flags make.
 	dec decode.Decoder
 	out listOutput
@@ -49,13 +50,18 @@ kube-apiserver's printers make for the kind (a custom resource's printer
 columns, its CRD read at the same revision), and REVISION, the key's mod
 revision; -o wide, name, jsonpath=, custom-columns=, go-template= as
 kubectl's; -o yaml or json for a List. -l and --field-selector select as the
-API server does, --sort-by orders by a JSONPath. --keys lists keys and their
+API server does, --sort-by orders by a JSONPath, and --where keeps the
+objects a CEL expression is true of, the object bound to "object" as
+kubectl is served it (kube-apiserver's CEL libraries and cost limit); an
+object it cannot be evaluated on (a missing field) is skipped and counted
+on stderr, and if no object could be, get fails. --keys lists keys and their
 revisions without reading values, the fastest listing. A value that is not
 an object ends a listing with an error naming its key.`,
 		Example: `  etcdscope get /registry/pods/default/web-0
   etcdscope get po web-0 -o json
   etcdscope get pods -A -o wide --field-selector status.phase=Running
   etcdscope get deploy -A -l app=web --sort-by .metadata.creationTimestamp
+  etcdscope get pods -A --where 'object.spec.containers.exists(c, c.image.startsWith("nginx"))'
   etcdscope get pods -A -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}'
   etcdscope get cm kube-root-ca.crt -n kube-system --rev 1200 -o raw`,
 		Args: cobra.RangeArgs(1, 2),
@@ -84,6 +90,7 @@ an object ends a listing with an error naming its key.`,
 	cmd.Flags().BoolVar(&f.keys, "keys", false, "list RESOURCE's keys with their revisions and version, without reading values")
 	cmd.Flags().StringVarP(&f.labels, "selector", "l", "", "label selector, as kubectl's: -l app=web,tier!=db")
 	cmd.Flags().StringVar(&f.fields, "field-selector", "", "field selector, the fields the API server supports for the kind: --field-selector status.phase=Running")
+	cmd.Flags().StringVar(&f.where, "where", "", `keep the objects a CEL expression is true of, after -l and --field-selector: --where 'object.status.phase != "Running"'`)
 	cmd.Flags().StringVar(&f.sortBy, "sort-by", "", "sort by a JSONPath of the object as served, as kubectl's: --sort-by .metadata.creationTimestamp")
 	output = addGetOutputFlags(cmd)
 	conn.decoding.register(cmd.Flags())
@@ -103,15 +110,18 @@ func (f getFlags) check() error {
 			return err
 		}
 	}
-	if f.keys && (f.labels != "" || f.fields != "" || f.sortBy != "" || f.out.format != "") {
-		return errors.New("--keys lists keys without reading values: it takes no -l, --field-selector, --sort-by or -o")
+	if f.keys && (f.labels != "" || f.fields != "" || f.sortBy != "" || f.where != "" || f.out.format != "") {
+		return errors.New("--keys lists keys without reading values: it takes no -l, --field-selector, --sort-by, --where or -o")
 	}
-	return nil
+	_, err := compileWhere(f.where)
+	return err
 }
 
 // selects says whether any flag asks for objects to be read and
 // selected or ordered.
-func (f getFlags) selects() bool { return f.labels != "" || f.fields != "" || f.sortBy != "" }
+func (f getFlags) selects() bool {
+	return f.labels != "" || f.fields != "" || f.sortBy != "" || f.where != ""
+}
 
 // printsOne says whether -o prints one object as the value it is (YAML,
 // JSON, raw), rather than as a listing of one.
@@ -141,7 +151,7 @@ func runGet(ctx context.Context, pr printer, src etcdview.Source, args []string,
 			return fmt.Errorf("a key takes no NAME: give %s alone, or a resource and a name", args[0])
 		}
 		if !f.printsOne() || f.keys {
-			return fmt.Errorf("%s is a key: -o wide, name and templates, --keys, -l, --field-selector and --sort-by list a RESOURCE", args[0])
+			return fmt.Errorf("%s is a key: -o wide, name and templates, --keys, -l, --field-selector, --where and --sort-by list a RESOURCE", args[0])
 		}
 		err := getOne(ctx, pr, src, args[0], f)
 		if errors.Is(err, etcdview.ErrNotFound) && resErr != nil {
@@ -176,11 +186,21 @@ func runGet(ctx context.Context, pr printer, src etcdview.Source, args []string,
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if w := res.Unconverted(); w != "" {
+			fmt.Fprintln(pr.errOut, pr.ep.text(w))
+		}
+	}()
 	if len(args) == 2 {
 		l.single = true
-		return l.list(ctx, onePage(src, prefix+args[1], f.rev))
+		err = l.list(ctx, onePage(src, prefix+args[1], f.rev))
+	} else {
+		err = getList(ctx, l, src, prefix, f)
 	}
-	return getList(ctx, l, src, prefix, f)
+	if err != nil {
+		return err
+	}
+	return l.where.report(pr)
 }
 
 func getOne(ctx context.Context, pr printer, src etcdview.Source, key string, f getFlags) error {

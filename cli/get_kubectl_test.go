@@ -31,6 +31,7 @@ func TestGetPrintsWhatKubectlPrints(t *testing.T) {
 	k.run(t, "apply", "-f", "testdata/columns/manifest.yaml")
 	k.run(t, "wait", "--for", "condition=established", "--timeout", "60s", "crd/widgets.columns.etcdscope.io")
 	k.run(t, "apply", "-f", "testdata/columns/widgets.yaml")
+	k.defaultedOnRead(t)
 
 	var resources []string
 	for _, r := range strings.Fields(k.run(t, "api-resources", "--verbs=list", "-o", "name")) {
@@ -71,8 +72,47 @@ func TestGetPrintsWhatKubectlPrints(t *testing.T) {
 		{"flowschemas", "--sort-by", ".spec.matchingPrecedence", "-o", "jsonpath={.items[*].metadata.name}"},
 		{"pods", "web-0", "-n", "columns-e2e", "-o", "jsonpath={.metadata.name} {.spec.containers[*].image}"},
 		{"deployment", "web", "-n", "columns-e2e", "-o", "wide"},
+		// Custom resources as served: defaulted and pruned on read,
+		// selected by the CRD's selectableFields.
+		{"gadgets", "-n", "columns-e2e", "-o", `jsonpath={range .items[*]}{.metadata.name} {.metadata.generation} {.spec}{"\n"}{end}`},
+		{"gadgets", "-A", "-o", "wide", "--field-selector", "spec.color=blue"},
+		{"gadgets", "-A", "--field-selector", "spec.size=3,spec.enabled=true"},
+		{"gadgets", "-A", "--field-selector", "spec.owner=", "-o", "name"},
+		{"gadgets", "-A", "--field-selector", "spec.enabled=false,spec.size!=3", "-o", "custom-columns=N:.metadata.name,CPU:.spec.limits.cpu"},
+		{"gadgets", "-A", "--sort-by", ".spec.size", "-l", "app!=db"},
 	} {
 		k.compare(t, endpoints, args)
+	}
+	// A field that is not selectable: refused by both with the API
+	// server's words.
+	_, kubectlErr, _ := k.output(t, "get", "gadgets", "-A", "--field-selector", "spec.limits.cpu=1")
+	code, _, errOut := runCommand(t, "get", "--endpoints", endpoints, "gadgets", "-A", "--field-selector", "spec.limits.cpu=1")
+	const refused = "field label not supported: spec.limits.cpu\n"
+	if code == 0 || !strings.HasSuffix(errOut, refused) || !strings.HasSuffix(kubectlErr, refused) {
+		t.Errorf("a field that is not selectable: etcdscope (exit %d) %q, kubectl %q, want both to end %q", code, errOut, kubectlErr, refused)
+	}
+}
+
+// defaultedOnRead creates Gadgets under a CRD without defaults, then gives
+// the CRD defaults and selectable fields, and waits until the API server
+// serves the objects with them: etcd holds the objects as created.
+func (k *kubectl) defaultedOnRead(t *testing.T) {
+	t.Helper()
+	k.run(t, "apply", "-f", "testdata/columns/gadgets-crd.yaml")
+	k.run(t, "wait", "--for", "condition=established", "--timeout", "60s", "crd/gadgets.columns.etcdscope.io")
+	k.run(t, "apply", "-f", "testdata/columns/gadgets.yaml")
+	k.run(t, "apply", "-f", "testdata/columns/gadgets-defaults.yaml")
+	for deadline := time.Now().Add(time.Minute); ; {
+		// The API server serves a CRD's new schema once its handler has
+		// seen the update: the selectable field proves it has.
+		out, _, code := k.output(t, "get", "gadgets", "-n", "columns-e2e", "--field-selector", "spec.color=blue", "-o", "name")
+		if code == 0 && strings.Contains(out, "gadget.columns.etcdscope.io/bare\n") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the API server does not serve gadgets-defaults.yaml's schema after a minute: %q", out)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

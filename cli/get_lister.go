@@ -3,14 +3,11 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"maps"
 
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/etcdview"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/client-go/util/jsonpath"
 )
@@ -24,9 +21,10 @@ type lister struct {
 	dec           decode.Decoder // JSONOnly: nothing is shown from sections
 	sel           table.Selector
 	sort          *sortField
-	withNamespace bool   // -A on a namespaced resource: the NAMESPACE column
-	namespace     string // the one listed, "" for every one
-	single        bool   // a NAME was given: templates run on the object, not a List
+	where         *whereCounts // nil without --where
+	withNamespace bool         // -A on a namespaced resource: the NAMESPACE column
+	namespace     string       // the one listed, "" for every one
+	single        bool         // a NAME was given: templates run on the object, not a List
 }
 
 // newLister is the lister of res for get's flags, listing namespace ns
@@ -39,6 +37,13 @@ func newLister(pr printer, res *table.Resource, f getFlags, ns string) (*lister,
 	l := &lister{pr: pr, out: f.out, res: res, dec: f.dec, sel: sel, namespace: ns,
 		withNamespace: res.Namespaced && ns == ""}
 	l.dec.JSONOnly = true
+	filter, err := compileWhere(f.where)
+	if err != nil {
+		return nil, err
+	}
+	if filter != nil {
+		l.where = &whereCounts{filter: filter}
+	}
 	if f.sortBy != "" {
 		field, err := parseSortField(f.sortBy, f.out.table())
 		if err != nil {
@@ -119,10 +124,13 @@ func (l *lister) item(w *worker, kv etcdview.KV) (listed, bool, error) {
 		return item, false, err
 	}
 	var content map[string]any
-	if w.sort != nil || w.columns != nil || l.out.format == formatTemplate {
-		if content, err = l.served(tobj); err != nil {
+	if w.sort != nil || w.columns != nil || l.out.format == formatTemplate || l.where != nil {
+		if content, err = tobj.ServedContent(l.dec); err != nil {
 			return item, false, err
 		}
+	}
+	if l.where != nil && !l.where.keep(kv.Key, content) {
+		return item, false, nil
 	}
 	if w.sort != nil {
 		if item.key, err = sortKeyOf(w.sort, content); err != nil {
@@ -142,23 +150,6 @@ func (l *lister) item(w *worker, kv etcdview.KV) (listed, bool, error) {
 		item.line, err = yamlOrJSON(l.out.format).appendItem(nil, o)
 	}
 	return item, err == nil, err
-}
-
-// served is the object as kubectl is served it, unstructured, with what
-// etcdscope hides hidden (Secret data, unless --show-secrets).
-func (l *lister) served(o table.Object) (map[string]any, error) {
-	obj, err := o.Served()
-	if err != nil {
-		return nil, err
-	}
-	var content map[string]any
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		content = maps.Clone(u.Object) // Hide changes the top level only
-	} else if content, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
-		return nil, err
-	}
-	l.dec.Hide(l.res.Served, content)
-	return content, nil
 }
 
 // kubectlPage is kubectl get's --chunk-size: kube-apiserver makes the

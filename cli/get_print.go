@@ -85,9 +85,10 @@ func (l *lister) tableRows(ctx context.Context, pages pager) (*tableRows, error)
 	return t, sortByKeys(*l.sort, t.keys, swap, true)
 }
 
-// keep is writeList's filter: the selectors, on a copy of the object.
+// keep is writeList's filter: the selectors, then --where, on a copy of
+// the object.
 func (l *lister) keep() func(decode.Object) (bool, error) {
-	if l.sel.Empty() {
+	if l.sel.Empty() && l.where == nil {
 		return nil
 	}
 	return func(o decode.Object) (bool, error) {
@@ -98,7 +99,14 @@ func (l *lister) keep() func(decode.Object) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		return l.sel.Matches(obj)
+		if ok, err := l.sel.Matches(obj); !ok || err != nil || l.where == nil {
+			return ok, err
+		}
+		served, err := obj.ServedContent(l.dec)
+		if err != nil {
+			return false, err
+		}
+		return l.where.keep(o.Key.Raw, served), nil
 	}
 }
 

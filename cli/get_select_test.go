@@ -30,6 +30,7 @@ func getOn(t *testing.T, src *uitest.Source, tty bool, args []string, flags ...s
 	f.labels, _ = fs.GetString("selector")
 	f.fields, _ = fs.GetString("field-selector")
 	f.sortBy, _ = fs.GetString("sort-by")
+	f.where, _ = fs.GetString("where")
 	out := &getOutputFlags{printFlags: &printFlags{formats: getFormats, templated: getTemplateFormats}}
 	out.output, _ = fs.GetString("output")
 	out.noHeaders, _ = fs.GetBool("no-headers")
@@ -152,7 +153,7 @@ func TestGetRefusesBadFlagsClearly(t *testing.T) {
 		{[]string{"pods"}, []string{"-A", "-o", "name", "--sort-by", ".spec.none"}, `couldn't find any field with path "{.spec.none}"`},
 		{[]string{"pods"}, []string{"--keys", "-l", "app=web"}, "--keys lists keys without reading values"},
 		{[]string{"pods", "web-0"}, []string{"-n", "shop", "-l", "app=web"}, "a NAME cannot be given with a selector"},
-		{[]string{"/registry/pods/shop/web-0"}, []string{"-o", "wide"}, "is a key: -o wide, name and templates, --keys, -l, --field-selector and --sort-by list a RESOURCE"},
+		{[]string{"/registry/pods/shop/web-0"}, []string{"-o", "wide"}, "is a key: -o wide, name and templates, --keys, -l, --field-selector, --where and --sort-by list a RESOURCE"},
 		{[]string{"flurbs"}, []string{"-A"}, ""},
 	} {
 		_, _, err := getOn(t, src, false, tc.args, tc.flags...)
@@ -196,7 +197,7 @@ func crd(columns string) []byte {
 	return []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
 "metadata":{"name":"widgets.example.com","creationTimestamp":"2026-01-01T00:00:00Z"},
 "spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"widgets","singular":"widget","kind":"Widget","shortNames":["wdg"]},
-"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}},"additionalPrinterColumns":[` + columns + `]}]},
+"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}},"additionalPrinterColumns":[` + columns + `]}]},
 "status":{"acceptedNames":{"plural":"widgets","singular":"widget","kind":"Widget","shortNames":["wdg"]}}}`)
 }
 

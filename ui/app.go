@@ -65,6 +65,12 @@ type Options struct {
 	// ControlPlaneReady closes when the bundled control plane answers
 	// /readyz; the header says whether it has. Nil when none runs.
 	ControlPlaneReady <-chan struct{}
+	// Resolve finds the resource of a leaf level of the tree, for its
+	// columns; nil knows the built-in resources only (cli passes one that
+	// reads CRDs too).
+	Resolve tree.Resolver
+	// Now is the clock the tree's AGE counts to; nil is time.Now.
+	Now func() time.Time
 }
 
 // DefaultTailBuffer is the tail's ring size when Options gives none.
@@ -146,7 +152,7 @@ func New(ctx context.Context, opts Options) *Model {
 	in := common.NewInput(":")
 	m := &Model{
 		common: c, opts: opts, keys: DefaultKeyMap(), input: in, help: newHelp(c.Styles),
-		tree: tree.New(c), object: object.New(c), tail: tail.New(c, opts.TailBuffer),
+		tree: tree.New(c, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), object: object.New(c), tail: tail.New(c, opts.TailBuffer),
 		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval), writePath: writepath.New(c, opts.WritePath),
 		timeline: timeline.New(c), space: uispace.New(c),
 	}
@@ -234,8 +240,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.Focus {
 			m.screen, m.objectFocus, m.ownersShown = Browse, true, false
 			m.focus()
+			return m, tea.Batch(m.tree.SetWide(false), m.object.Open(msg.Key, rev))
 		}
 		return m, m.object.Open(msg.Key, rev)
+	case tree.WideMsg:
+		m.layout()
+		return m, nil
 	case uiowners.CloseMsg:
 		m.ownersShown = false
 		m.focus()
@@ -344,7 +354,7 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return m.owners.Update(msg)
 	case m.screen == Browse && key.Matches(msg, m.keys.Owners):
 		return m.openOwners()
-	case m.screen == Browse && key.Matches(msg, m.keys.Tab):
+	case m.screen == Browse && !m.tree.Wide() && key.Matches(msg, m.keys.Tab):
 		m.objectFocus = !m.objectFocus
 		m.focus()
 		return nil

@@ -172,3 +172,21 @@ func TestTheHeaderSaysWhenTheControlPlaneIsReady(t *testing.T) {
 		t.Errorf("without a control plane, the header mentions one:\n%s", got)
 	}
 }
+
+// TestOwnersRightAfterAJump: O pressed while the tree is still moving to
+// the key :key named is the owners of that key, not of the row the tree
+// had selected before (a directory, here).
+func TestOwnersRightAfterAJump(t *testing.T) {
+	m := appOn(uitest.Fixture())
+	for _, k := range burst(":key /registry/pods/default/web-0") {
+		m.Update(k)
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter}) // the tree's read is left unrun
+	if !m.tree.Moving() {
+		t.Fatal("the tree is not moving to the key")
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("O")})
+	if v := m.View(); !strings.Contains(v, "owners of /registry/pods/default/web-0") {
+		t.Errorf("O right after :key shows\n%s", v)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/decode/where"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/tree"
 )
@@ -57,6 +58,8 @@ func (m *Model) run(line string) tea.Cmd {
 		return m.openSpace()
 	case "changes":
 		return m.openTimeline(f[1:], true)
+	case "where":
+		return m.whereCommand(strings.TrimPrefix(strings.TrimSpace(line), "where"))
 	}
 	res, ok := decode.LookupResource(f[0])
 	if !ok {
@@ -70,6 +73,29 @@ func (m *Model) run(line string) tea.Cmd {
 		return m.setFlash(fmt.Sprintf("%s are not namespaced", res.Resource), true)
 	}
 	return m.openPath(res.KeyPrefix("", ns))
+}
+
+// whereCommand filters the browse level or the tail, whichever is in
+// front, by a CEL expression; none clears the filter. One that does not
+// compile leaves the filter as it was.
+func (m *Model) whereCommand(expr string) tea.Cmd {
+	expr = strings.TrimSpace(expr)
+	var keep func(map[string]any) (bool, error)
+	if expr != "" {
+		f, err := where.Compile(expr)
+		if err != nil {
+			first, _, _ := strings.Cut(err.Error(), "\n")
+			return m.setFlash(":where "+first, true)
+		}
+		keep = f.Match
+	}
+	switch m.screen {
+	case Browse:
+		return m.tree.SetWhere(expr, keep)
+	case Tail:
+		return m.tail.SetWhere(expr, keep)
+	}
+	return m.setFlash(":where filters a level in browse (1) or the tail (2)", true)
 }
 
 func (m *Model) tailScope(prefix string) tea.Msg {

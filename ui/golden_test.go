@@ -28,6 +28,10 @@ func newTest(t *testing.T, w, h int) (*teatest.TestModel, *uitest.Source) {
 	return startOn(t, w, h, Options{Source: src, Description: "fixture store", WritePath: fixtureFeed()}), src
 }
 
+// goldenNow is the clock the screens' ages count to: 90 minutes after the
+// fixture's objects were created.
+var goldenNow = uitest.Epoch.Add(90 * time.Minute)
+
 // startOn starts the UI with opts in a virtual terminal of w x h, with a
 // small tail, no status refreshes after the first, and no members to stop.
 func startOn(t *testing.T, w, h int, opts Options) *teatest.TestModel {
@@ -35,6 +39,9 @@ func startOn(t *testing.T, w, h int, opts Options) *teatest.TestModel {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	opts.TailBuffer, opts.RefreshInterval, opts.MembersOff = 100, time.Hour, "the fixture has no members to stop"
+	if opts.Now == nil {
+		opts.Now = func() time.Time { return goldenNow }
+	}
 	return teatest.NewTestModel(t, New(ctx, opts), teatest.WithInitialTermSize(w, h))
 }
 

@@ -26,7 +26,7 @@ func newHelp(s *common.Styles) help.Model {
 // do not fit give way to an ellipsis.
 func (m *Model) footer() string {
 	bindings := m.active().ShortHelp()
-	if m.screen == Browse && !m.ownersShown {
+	if m.screen == Browse && !m.ownersShown && !m.tree.Wide() {
 		bindings = append(bindings, m.keys.Tab)
 	}
 	bindings = append(bindings, m.keys.ShortHelp()...)

@@ -47,6 +47,7 @@ var commandHelp = []key.Binding{
 	key.NewBinding(key.WithKeys(":rev head"), key.WithHelp(":rev head", "back to the newest")),
 	key.NewBinding(key.WithKeys(":tail"), key.WithHelp(":tail [prefix]", "tail a prefix")),
 	key.NewBinding(key.WithKeys(":du"), key.WithHelp(":du", "space: where the bytes and writes go")),
+	key.NewBinding(key.WithKeys(":where"), key.WithHelp(":where EXPR", "filter a level or the tail by CEL; none clears")),
 	key.NewBinding(key.WithKeys(":changes"), key.WithHelp(":changes [30m|rev] [prefix]", "what changed since then")),
 	key.NewBinding(key.WithKeys(":q"), key.WithHelp(":q", "quit")),
 }

@@ -32,8 +32,10 @@ func (m *Model) openTimeline(args []string, always bool) tea.Cmd {
 // openOwners shows the owners pane for the object in browse: the tree's
 // selected key, or the object pane's when that has the focus.
 func (m *Model) openOwners() tea.Cmd {
+	// While the tree moves to a key (:key, a jump from another screen),
+	// its selection is the old one; the object pane already has the key.
 	key := m.object.Key()
-	if ch, ok := m.tree.Selected(); ok && !m.objectFocus {
+	if ch, ok := m.tree.Selected(); ok && !m.objectFocus && !m.tree.Moving() {
 		key = ch.Prefix
 		if ch.Dir {
 			key = ""

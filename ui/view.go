@@ -16,7 +16,14 @@ const chrome = 5
 
 func (m *Model) bodyHeight() int { return max(m.height-chrome, 1) }
 
-func (m *Model) treeWidth() int { return max(24, m.width*2/5) }
+// treeWidth is the tree's share of the width: 2/5, or all of it while it
+// is wide (w).
+func (m *Model) treeWidth() int {
+	if m.tree.Wide() {
+		return m.width
+	}
+	return max(24, m.width*2/5)
+}
 
 // layout sizes every pane for the window.
 func (m *Model) layout() {
@@ -65,6 +72,9 @@ func (m *Model) body() string {
 		return m.owners.View()
 	}
 	h := m.bodyHeight()
+	if m.tree.Wide() {
+		return m.tree.View()
+	}
 	sep := strings.TrimSuffix(strings.Repeat(m.common.Styles.Separator.Render("│")+"\n", h), "\n")
 	return lipgloss.JoinHorizontal(lipgloss.Top, common.Box(m.tree.View(), m.treeWidth(), h), sep, m.object.View())
 }

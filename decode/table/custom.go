@@ -4,16 +4,18 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/etcdscope/etcdscope/decode"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	crtable "k8s.io/apiextensions-apiserver/pkg/registry/customresource/tableconvertor"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/registry/rest"
-	"k8s.io/apiserver/pkg/storage"
 )
 
 // Custom is the table maker of the custom resource a
@@ -37,19 +39,33 @@ func Custom(crd runtime.Object) (*Resource, error) {
 			Namespaced:    def.Spec.Scope == apiextensions.NamespaceScoped,
 			ShortNames:    names.ShortNames,
 		},
-		convertible: def.Spec.Conversion == nil || def.Spec.Conversion.Strategy == apiextensions.NoneConverter,
-		attrs:       storage.DefaultClusterScopedAttr,
-		fieldLabel:  runtime.DefaultMetaV1FieldSelectorConversion,
 	}
 	r.Served = schema.GroupVersionKind{Group: r.Group, Version: served, Kind: r.Kind}
-	if r.Namespaced {
-		r.attrs = storage.DefaultNamespaceScopedAttr
-	}
 	c, err := customConvertor(def, served)
 	if err != nil {
 		return nil, err
 	}
 	r.convertor = func() rest.TableConvertor { return c }
+	v1def := &apiextensionsv1.CustomResourceDefinition{}
+	if err := apiextensionsScheme().Convert(def, v1def, nil); err != nil {
+		return nil, fmt.Errorf("CustomResourceDefinition %s: %w", def.Name, err)
+	}
+	// Made when first needed: get reads every definition to find one.
+	r.custom = sync.OnceValues(func() (*customReading, error) { return newCustomReading(v1def, r.Served) })
+	r.attrs = func(obj runtime.Object) (labels.Set, fields.Set, error) {
+		c, err := r.custom()
+		if err != nil {
+			return nil, nil, err
+		}
+		return c.attrs(obj)
+	}
+	r.fieldLabel = func(label, value string) (string, string, error) {
+		c, err := r.custom()
+		if err != nil {
+			return "", "", err
+		}
+		return c.converter.ConvertFieldLabel(r.Served, label, value)
+	}
 	return r, nil
 }
 

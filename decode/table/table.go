@@ -30,13 +30,13 @@ type Resource struct {
 	// scheme converts built-in objects; nil for a custom resource, whose
 	// objects stay unstructured.
 	scheme *runtime.Scheme
-	// convertible is false for a custom resource whose versions a webhook
-	// converts: objects keep their stored version.
-	convertible bool
-	convertor   func() rest.TableConvertor
-	printers    bool // convertor is pkg/printers'
-	attrs       storage.AttrFunc
-	fieldLabel  func(label, value string) (string, string, error)
+	// custom is how a custom resource is read and served; nil for a
+	// built-in one.
+	custom     func() (*customReading, error)
+	convertor  func() rest.TableConvertor
+	printers   bool // convertor is pkg/printers'
+	attrs      storage.AttrFunc
+	fieldLabel func(label, value string) (string, string, error)
 
 	mu      sync.Mutex
 	columns [2][]metav1.TableColumnDefinition // without and with NAMESPACE
@@ -49,7 +49,7 @@ func Builtin(res decode.Resource) (*Resource, error) {
 	if !ok || res.Kind == "" {
 		return nil, fmt.Errorf("%s: no API group version serves it", res.Resource)
 	}
-	r := &Resource{Resource: res, Served: gv.WithKind(res.Kind), scheme: s, convertible: true}
+	r := &Resource{Resource: res, Served: gv.WithKind(res.Kind), scheme: s}
 	r.convertor, r.printers = builtinConvertor(schema.GroupResource{Group: res.Group, Resource: res.Resource})
 	r.attrs = attrsFor(res)
 	r.fieldLabel = func(label, value string) (string, string, error) {
@@ -61,25 +61,37 @@ func Builtin(res decode.Resource) (*Resource, error) {
 // Object is one object of a Resource, as its registry sees it.
 type Object struct {
 	r *Resource
-	// obj is the object as stored: typed and defaulted for a built-in
-	// resource, unstructured for a custom resource.
+	// obj is the object as the registry reads it: typed and defaulted in
+	// its stored version for a built-in resource; for a custom resource
+	// unstructured, coerced, defaulted and in the served version (the
+	// stored one when only a webhook converts).
 	obj      runtime.Object
 	revision int64
 }
 
 // Object prepares obj, decoded from the value at modRevision, as
 // kube-apiserver's storage decodes it: typed, defaulted
-// (versioning.NewDefaultingCodecForScheme). obj is consumed: the Object
-// may share its memory.
+// (versioning.NewDefaultingCodecForScheme); a custom resource pruned and
+// defaulted by its CRD's structural schema and converted (customReading).
+// obj is consumed: the Object may share its memory, and a custom
+// resource's is changed.
 func (r *Resource) Object(obj runtime.Object, modRevision int64) (Object, error) {
 	if obj == nil {
 		return Object{}, errors.New("no object")
 	}
 	if r.scheme == nil {
-		if _, ok := obj.(*unstructured.Unstructured); !ok {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
 			return Object{}, fmt.Errorf("a %s is not a custom resource", obj.GetObjectKind().GroupVersionKind().Kind)
 		}
-		return Object{r: r, obj: obj, revision: modRevision}, nil
+		c, err := r.custom()
+		if err != nil {
+			return Object{}, err
+		}
+		if err := c.read(u); err != nil {
+			return Object{}, err
+		}
+		return Object{r: r, obj: u, revision: modRevision}, nil
 	}
 	typed, err := toTyped(r.scheme, obj)
 	if err != nil {
@@ -120,14 +132,28 @@ func (o Object) Served() (runtime.Object, error) {
 		}
 		return o.r.scheme.UnsafeConvertToVersion(in, o.r.Served.GroupVersion())
 	}
-	u := o.obj.(*unstructured.Unstructured)
-	if !o.r.convertible {
-		return u, nil
+	// A custom resource is served as read; in its stored version when
+	// only a webhook converts (Resource.Unconverted).
+	return o.obj, nil
+}
+
+// ServedContent is the object as kubectl is served it, unstructured, with
+// what dec hides hidden (Secret data, unless shown): what kubectl's
+// templates and a --where expression see. It never shares memory Hide
+// changes with the object.
+func (o Object) ServedContent(dec decode.Decoder) (map[string]any, error) {
+	obj, err := o.Served()
+	if err != nil {
+		return nil, err
 	}
-	// conversion strategy None: kube-apiserver changes apiVersion alone.
-	served := &unstructured.Unstructured{Object: maps.Clone(u.Object)}
-	served.SetAPIVersion(o.r.Served.GroupVersion().String())
-	return served, nil
+	var content map[string]any
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		content = maps.Clone(u.Object) // Hide changes the top level only
+	} else if content, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
+		return nil, err
+	}
+	dec.Hide(o.r.Served, content)
+	return content, nil
 }
 
 // Column definitions of the two columns Table adds: NAMESPACE as

@@ -238,6 +238,11 @@ func TestFlowSchemasComeInPrecedenceOrder(t *testing.T) {
 	}
 }
 
+// widgetSchema is the schema of both versions of customDefinition's: the
+// fields its printer columns show.
+const widgetSchema = `{"type":"object","properties":{"spec":{"type":"object","properties":{
+ "size":{"type":"integer"},"weight":{"type":"number"},"shiny":{"type":"boolean"},"note":{"type":"string"}}}}}`
+
 // customDefinition is a CRD as decoded from etcd (JSON) with two served
 // versions, v1 printing columns of each type.
 func customDefinition(t *testing.T, conversion string) runtime.Object {
@@ -247,8 +252,8 @@ func customDefinition(t *testing.T, conversion string) runtime.Object {
 "spec":{"group":"example.com","scope":"Cluster","names":{"plural":"widgets","singular":"widget","kind":"Widget","shortNames":["wdg"]},
 "conversion":`+conversion+`,
 "versions":[
- {"name":"v1beta1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}},
- {"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object"}},"additionalPrinterColumns":[
+ {"name":"v1beta1","served":true,"storage":true,"schema":{"openAPIV3Schema":`+widgetSchema+`}},
+ {"name":"v1","served":true,"storage":false,"schema":{"openAPIV3Schema":`+widgetSchema+`},"additionalPrinterColumns":[
   {"name":"Size","type":"integer","jsonPath":".spec.size"},{"name":"Weight","type":"number","jsonPath":".spec.weight"},
   {"name":"Shiny","type":"boolean","jsonPath":".spec.shiny"},{"name":"Note","type":"string","jsonPath":".spec.note","priority":1}]}]}}`), 2)
 	if o.Object == nil {
@@ -266,16 +271,18 @@ func TestCustomResourcesPrintTheirPreferredVersionsColumns(t *testing.T) {
 		fmt.Sprint(r.Names()) != "[widgets widget widgets.example.com widget.example.com wdg]" {
 		t.Errorf("served %v, namespaced %v, prefix %s, names %v", r.Served, r.Namespaced, r.KeyPrefix("", ""), r.Names())
 	}
-	widget := decode.Decoder{JSONOnly: true}.DecodeAt("/registry/example.com/widgets/gear",
-		[]byte(`{"apiVersion":"example.com/v1beta1","kind":"Widget","metadata":{"name":"gear"},"spec":{"size":12,"weight":2.5,"shiny":true,"note":"spare"}}`), 5)
-	headers, cells := rowOf(t, r, widget.Object, 5, false)
+	widget := func() runtime.Object {
+		return decode.Decoder{JSONOnly: true}.DecodeAt("/registry/example.com/widgets/gear",
+			[]byte(`{"apiVersion":"example.com/v1beta1","kind":"Widget","metadata":{"name":"gear"},"spec":{"size":12,"weight":2.5,"shiny":true,"note":"spare"}}`), 5).Object
+	}
+	headers, cells := rowOf(t, r, widget(), 5, false)
 	if want := []string{"NAME", "SIZE", "WEIGHT", "SHINY", "NOTE", "REVISION"}; !slices.Equal(headers, want) {
 		t.Errorf("headers %q, want %q", headers, want)
 	}
 	if fmt.Sprint(cells) != "map[NAME:gear NOTE:spare REVISION:5 SHINY:true SIZE:12 WEIGHT:2.5]" {
 		t.Errorf("cells %v", cells)
 	}
-	o, _ := r.Object(widget.Object, 5)
+	o, _ := r.Object(widget(), 5)
 	if served, err := o.Served(); err != nil || served.GetObjectKind().GroupVersionKind().Version != "v1" {
 		t.Errorf("served as %v (%v), want v1: strategy None changes apiVersion alone", served.GetObjectKind().GroupVersionKind(), err)
 	}
@@ -283,9 +290,14 @@ func TestCustomResourcesPrintTheirPreferredVersionsColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, _ = r.Object(widget.Object, 5)
+	o, _ = r.Object(widget(), 5)
 	if served, _ := o.Served(); served.GetObjectKind().GroupVersionKind().Version != "v1beta1" {
 		t.Errorf("a webhook's conversion cannot run here: served as %v, want as stored", served.GetObjectKind().GroupVersionKind())
+	}
+	want := "Warning: 1 widgets.example.com shown as stored, in example.com/v1beta1 (or another stored version), not as served in example.com/v1: " +
+		"the CustomResourceDefinition converts versions with a webhook, which etcdscope does not call"
+	if got := r.Unconverted(); got != want {
+		t.Errorf("Unconverted() = %q, want %q", got, want)
 	}
 }
 

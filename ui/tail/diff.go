@@ -37,25 +37,13 @@ func (m *Model) changeOf(seq uint64) change {
 // what the cache no longer held: the new value at its revision, the old one
 // as of the revision before.
 func (ch change) objects(c common.Common) (before, after decode.Object, err error) {
-	read := func(rev int64) ([]byte, error) {
-		ctx, cancel := c.Context()
-		defer cancel()
-		kv, err := c.Src.Get(ctx, ch.key, rev)
-		if errors.Is(err, etcdview.ErrNotFound) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("get %s at revision %d: %w", ch.key, rev, err)
-		}
-		return kv.Value, nil
-	}
 	if ch.typ != etcdview.Deleted && !ch.haveNew {
-		if ch.newV, err = read(ch.rev); err != nil {
+		if ch.newV, err = ch.read(c, ch.rev); err != nil {
 			return
 		}
 	}
 	if ch.typ != etcdview.Added && !ch.haveOld {
-		if ch.oldV, err = read(ch.rev - 1); err != nil {
+		if ch.oldV, err = ch.read(c, ch.rev-1); err != nil {
 			return
 		}
 	}
@@ -67,6 +55,20 @@ func (ch change) objects(c common.Common) (before, after decode.Object, err erro
 		before = d.DecodeAt(ch.key, ch.oldV, ch.prevRevKnown)
 	}
 	return before, after, nil
+}
+
+// read is the change's key's value as of rev, nil when there was none.
+func (ch change) read(c common.Common, rev int64) ([]byte, error) {
+	ctx, cancel := c.Context()
+	defer cancel()
+	kv, err := c.Src.Get(ctx, ch.key, rev)
+	if errors.Is(err, etcdview.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %s at revision %d: %w", ch.key, rev, err)
+	}
+	return kv.Value, nil
 }
 
 // SummariesMsg carries the changed field paths of rows, by sequence number.

@@ -5,6 +5,7 @@ package tail
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -25,6 +26,11 @@ const maxBatchesPerMsg = 64
 type BatchesMsg struct {
 	Batches []etcdview.Batch
 	Closed  bool // the watch ended after these
+	// rule is the :where the events were judged by as they were read,
+	// verdicts and errs theirs, batch by batch; nil without one.
+	rule     *rule
+	verdicts [][]verdict
+	errs     [][]error
 }
 
 // watchStartedMsg carries the watch's channel.
@@ -64,6 +70,10 @@ type Model struct {
 	summarising bool
 	detail      *detail
 
+	where whereState
+	// current is where.rule, for the command that reads the watch.
+	current atomic.Pointer[rule]
+
 	width, height int
 	focused       bool
 }
@@ -82,10 +92,17 @@ func (m *Model) Start() tea.Cmd {
 	}
 }
 
-func next(ch <-chan etcdview.Batch) tea.Cmd {
+// next reads the watch's next batches.
+func (m *Model) next() tea.Cmd { return readBatches(m.common, m.watch, &m.current) }
+
+// readBatches reads the next batches of ch, and judges their events by the
+// :where in force, if any.
+func readBatches(c common.Common, ch <-chan etcdview.Batch, current *atomic.Pointer[rule]) tea.Cmd {
 	return func() tea.Msg {
 		bs, closed := common.Drain(ch, maxBatchesPerMsg)
-		return BatchesMsg{Batches: bs, Closed: closed}
+		msg := BatchesMsg{Batches: bs, Closed: closed}
+		msg.rule, msg.verdicts, msg.errs = judgeEvents(c, current, bs)
+		return msg
 	}
 }
 
@@ -114,11 +131,14 @@ func (m *Model) SetSize(w, h int) {
 
 func (m *Model) listHeight() int {
 	h := m.height - 2
-	if m.filtering || m.filter != "" || m.scope != "" {
+	if m.filtering || m.narrowed() {
 		h--
 	}
 	return max(h, 1)
 }
+
+// narrowed says whether a scope, a filter or a :where hides rows.
+func (m *Model) narrowed() bool { return m.filter != "" || m.scope != "" || m.where.rule != nil }
 
 // ShortHelp lists the pane's main keys.
 func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
@@ -153,9 +173,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case watchStartedMsg:
 		m.watch = msg.ch
-		return next(m.watch)
+		return m.next()
 	case BatchesMsg:
 		return m.ingest(msg)
+	case verdictsMsg:
+		return m.onVerdicts(msg)
 	case SummariesMsg:
 		m.summarising = false
 		for seq, s := range msg.sums {
@@ -193,9 +215,22 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) ingest(msg BatchesMsg) tea.Cmd {
 	oldFirst := m.ring.First()
 	var cmds []tea.Cmd
-	for _, b := range msg.Batches {
-		for _, ev := range b.Events {
-			m.push(rowOf(ev))
+	for i, b := range msg.Batches {
+		for j, ev := range b.Events {
+			r := rowOf(ev)
+			late := false
+			if m.where.rule != nil {
+				if msg.rule == m.where.rule {
+					r.verdict = msg.verdicts[i][j]
+					m.where.noteErr(&r, msg.errs[i][j])
+				} else {
+					late = true // read before this :where was set
+				}
+			}
+			m.push(r)
+			if late {
+				m.where.late = append(m.where.late, m.ring.Total()-1)
+			}
 		}
 		m.values.add(b.Events)
 		if b.Note != "" {
@@ -211,7 +246,7 @@ func (m *Model) ingest(msg BatchesMsg) tea.Cmd {
 		m.ended = true
 		m.push(Row{Note: "the watch ended", Rev: m.head})
 	} else if m.watch != nil {
-		cmds = append(cmds, next(m.watch))
+		cmds = append(cmds, m.next())
 	}
 	// Rows that fell out of the ring shift what stays on screen up.
 	dropped := 0
@@ -229,12 +264,16 @@ func (m *Model) ingest(msg BatchesMsg) tea.Cmd {
 		m.cursor.Offset -= dropped
 	}
 	m.clamp()
-	cmds = append(cmds, m.summariseVisible())
+	cmds = append(cmds, m.summariseVisible(), m.sweep())
 	return tea.Batch(cmds...)
 }
 
 func (m *Model) push(r Row) {
+	if m.ring.Len() == m.ring.Cap() {
+		m.where.count(m.ring.At(m.ring.First()).verdict, -1)
+	}
 	m.ring.Push(r)
+	m.where.count(r.verdict, 1)
 	if m.index != nil && m.matches(&r) {
 		m.index = append(m.index, m.ring.Total()-1)
 	}
@@ -245,6 +284,9 @@ func (m *Model) matches(r *Row) bool {
 		return true // notes show through every filter
 	}
 	if m.scope != "" && !strings.HasPrefix(r.Key, m.scope) {
+		return false
+	}
+	if m.where.rule != nil && r.verdict != kept {
 		return false
 	}
 	for _, t := range m.tokens {
@@ -258,7 +300,7 @@ func (m *Model) matches(r *Row) bool {
 // reindex rebuilds the rows shown after the scope or the filter changed.
 func (m *Model) reindex() {
 	m.tokens = strings.Fields(strings.ToLower(m.filter))
-	if m.scope == "" && len(m.tokens) == 0 {
+	if m.scope == "" && len(m.tokens) == 0 && m.where.rule == nil {
 		m.index = nil
 	} else {
 		m.index = make([]uint64, 0, 1024)
@@ -323,9 +365,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.cursor.Height = m.listHeight()
 		return m.input.Focus()
 	case key.Matches(msg, m.keys.Back):
-		if m.filter != "" || m.scope != "" {
+		if m.narrowed() {
 			m.filter, m.scope = "", ""
-			m.reindex()
+			return m.SetWhere("", nil)
 		}
 	case key.Matches(msg, m.keys.Diff):
 		return m.openDiff()

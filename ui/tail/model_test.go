@@ -109,7 +109,7 @@ func TestEnterShowsTheDiffOfTheRow(t *testing.T) {
 	// pane's own would wait for the write after.
 	watch := src.Watch(t.Context(), Prefix, etcdview.WatchOptions{})
 	rev := src.PutObject(uitest.Pod("default", "web-0", "nginx:1.29", true))
-	uitest.Drive(t, m.Update, next(watch))
+	uitest.Drive(t, m.Update, readBatches(m.common, watch, &m.current))
 	if got := m.View(); !strings.Contains(got, fmt.Sprint(rev)) || !strings.Contains(got, "spec.containers[0].image nginx:1.2") {
 		t.Fatalf("no summary:\n%s", got)
 	}

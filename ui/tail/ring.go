@@ -23,6 +23,7 @@ type Row struct {
 	Summary    string
 	summarised bool
 	pending    bool
+	verdict    verdict // under the :where in force
 }
 
 func rowOf(ev etcdview.Event) Row {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 )
@@ -20,8 +21,8 @@ func (m *Model) View() string {
 	switch {
 	case m.filtering:
 		head = append(head, common.Fit(m.input.View(), m.width))
-	case m.filter != "" || m.scope != "":
-		head = append(head, common.Fit(common.Render(s.Faint, fmt.Sprintf("scope %s  filter %q  (%d rows, esc clears)", orAll(m.scope), m.filter, m.n())), m.width))
+	case m.narrowed():
+		head = append(head, common.Fit(common.Render(s.Faint, m.narrowing()), m.width))
 	}
 	cols := m.columns()
 	before, typ, after := cols.cells("REV", "TYPE", "RESOURCE", "NAMESPACE/NAME", "SIZE", "CHANGES")
@@ -33,6 +34,28 @@ func (m *Model) View() string {
 		body = common.FillHeight([]string{s.Faint.Render("  waiting for events below " + Prefix + "…")}, m.cursor.Height)
 	}
 	return strings.Join(head, "\n") + "\n" + body
+}
+
+// narrowing is the line that says what hides rows, and how many it hides.
+func (m *Model) narrowing() string {
+	var parts []string
+	if m.scope != "" {
+		parts = append(parts, "scope "+m.scope)
+	}
+	if m.filter != "" {
+		parts = append(parts, fmt.Sprintf("filter %q", m.filter))
+	}
+	if w := m.where; w.rule != nil {
+		where := fmt.Sprintf("where %s: %d shown, %d hidden, %d could not evaluate", decode.Inert(w.rule.expr), w.counts[kept], w.counts[hidden], w.counts[failed])
+		if todo := len(w.late) + int(max(w.sweepAt, m.ring.First())-m.ring.First()); todo > 0 {
+			where += fmt.Sprintf(", %d to judge…", todo)
+		}
+		if w.lastErr != "" && w.counts[failed] > 0 {
+			where += " (last: " + decode.Inert(w.lastErr) + ")"
+		}
+		parts = append(parts, where)
+	}
+	return strings.Join(append(parts, fmt.Sprintf("(%d rows, esc clears)", m.n())), "  ")
 }
 
 func orAll(p string) string {

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,6 +35,12 @@ type WindowMsg struct {
 	err error
 }
 
+// progressMsg asks the screen to redraw how far read number gen has come.
+type progressMsg struct{ gen int }
+
+// progressEvery is how often a read's progress is redrawn.
+const progressEvery = 250 * time.Millisecond
+
 // row is one row of the screen: a group's counts, or one object of it.
 type row struct {
 	line common.Line
@@ -46,7 +53,9 @@ type Model struct {
 	common common.Common
 	keys   KeyMap
 	asked  Range
-	gen    int // the read whose answer the screen waits for
+	gen    int                // the read whose answer the screen waits for
+	cancel context.CancelFunc // ends the read that runs
+	read   *Progress          // how far the read that runs has come
 	state  state
 	win    Window
 	err    error
@@ -89,17 +98,34 @@ func ParseWindow(args []string) (Range, error) {
 // Open reads the window r in the background; the screen shows it when the
 // read ends. A window since a time counts back from now on a live etcd, and
 // from the newest recorded time in a data file, whose head is in the past.
+// A read still running is stopped: a live watch over a long window reads
+// every revision of it, for nothing once another window is asked.
 func (m *Model) Open(r Range) tea.Cmd {
 	if _, file := m.common.Src.(*etcdview.File); r.Since > 0 && r.Now.IsZero() && !file {
 		r.Now = time.Now()
 	}
+	m.stop()
+	ctx, cancel := context.WithCancel(m.common.Ctx)
 	m.asked, m.state, m.err = r, loading, nil
 	m.gen++
-	gen, c := m.gen, m.common
-	return func() tea.Msg {
-		w, err := Read(c.Ctx, c.Src, c.Decoder, r)
+	m.cancel, m.read = cancel, new(Progress)
+	gen, c, p := m.gen, m.common, m.read
+	return tea.Batch(func() tea.Msg {
+		w, err := read(ctx, c.Src, c.Decoder, r, p)
 		return WindowMsg{gen: gen, win: w, err: err}
+	}, m.tick(gen))
+}
+
+// stop ends the read that runs, if one does.
+func (m *Model) stop() {
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
 	}
+}
+
+func (m *Model) tick(gen int) tea.Cmd {
+	return m.common.After(progressEvery, func(time.Time) tea.Msg { return progressMsg{gen} })
 }
 
 // Update handles the screen's keys and its reads' answers.
@@ -109,6 +135,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.gen != m.gen {
 			return nil
 		}
+		m.stop()
 		m.win, m.err, m.state = msg.win, msg.err, ready
 		if msg.err != nil {
 			m.state = failed
@@ -116,6 +143,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.rows = rowsOf(m.common.Styles, msg.win)
 		m.cursor = common.Cursor{Height: m.cursor.Height}
 		m.cursor.Clamp(len(m.rows))
+		return nil
+	case progressMsg:
+		if msg.gen == m.gen && m.state == loading {
+			return m.tick(msg.gen)
+		}
 		return nil
 	case tea.KeyMsg:
 		switch {
@@ -148,19 +180,22 @@ func rowsOf(s *common.Styles, w Window) []row {
 		}
 	}
 	width = min(width, maxNameWidth)
+	st := stampsOf(w)
 	var rows []row
 	for _, g := range w.Groups {
 		head := common.StyledLine(s.Bold, g.ResourceName()+"  "+g.Namespace+"  ").Append(counts(s, g.Counts))
 		rows = append(rows, row{line: head})
 		for _, o := range g.Objects {
+			at := w.Times.At(o.LastRevision)
 			line := common.NewLine("  "+common.Cell(o.Name, width)+"  ").Append(counts(s, o.Counts),
-				common.StyledLine(s.Faint, fmt.Sprintf("  rev %s  %s  ", o.Revisions(), w.Times.At(o.LastRevision))))
-			// Writers before the summary: a summary of many fields
-			// runs past the screen's edge.
-			if len(o.Writers) > 0 {
-				names := make([]string, len(o.Writers))
+				common.StyledLine(s.Faint, fmt.Sprintf("  rev %s  %s  ", o.Revisions(), st.short(at.String(), at.Time))))
+			// Writers before the summary, and the newest first: the
+			// writer of the last change is the one asked for, and a
+			// long list or summary runs past the screen's edge.
+			if n := len(o.Writers); n > 0 {
+				names := make([]string, n)
 				for i, wr := range o.Writers {
-					names[i] = wr.String()
+					names[n-1-i] = st.short(wr.String(), wr.Time)
 				}
 				line = line.Append(common.StyledLine(s.Faint, "by "), common.NewLine(strings.Join(names, ", ")+"  "))
 			}
@@ -169,6 +204,30 @@ func rowsOf(s *common.Styles, w Window) []row {
 		}
 	}
 	return rows
+}
+
+// stamps formats the times of rows: a time of day alone when the window's
+// first and last revisions fall on one day, which the header gives whole,
+// so that the writers fit beside them.
+type stamps struct{ day string } // "2006-01-02"; "" when the window spans days
+
+func stampsOf(w Window) stamps {
+	from, to := w.Times.At(w.From), w.Times.At(w.To)
+	day := to.Time.UTC().Format(time.DateOnly)
+	if to.Bound == changes.Unknown || from.Bound != changes.Unknown && from.Time.UTC().Format(time.DateOnly) != day {
+		return stamps{}
+	}
+	return stamps{day: day}
+}
+
+// short is s, which holds t in RFC 3339, with t as a time of day when t
+// falls on the window's day.
+func (st stamps) short(s string, t time.Time) string {
+	full := t.UTC().Format(time.RFC3339)
+	if st.day == "" || !strings.HasPrefix(full, st.day) {
+		return s
+	}
+	return strings.Replace(s, full, t.UTC().Format(time.TimeOnly), 1)
 }
 
 func counts(s *common.Styles, c changes.Counts) common.Line {
@@ -204,7 +263,7 @@ func (m *Model) View() string {
 	case idle:
 		top = ":changes 30m reads what changed in the last 30 minutes; :changes 1200 from revision 1200"
 	case loading:
-		top = "reading the window: a watch from its first revision…"
+		top = m.progressLine()
 	case failed:
 		top = common.Render(s.FlashErr, m.err.Error())
 	default:
@@ -215,6 +274,16 @@ func (m *Model) View() string {
 		body = common.FillHeight([]string{"  no changes in the window"}, m.cursor.Height)
 	}
 	return common.Fit(top, m.width) + "\n" + common.Fit(second, m.width) + "\n" + body
+}
+
+// progressLine says how far the read that runs has come.
+func (m *Model) progressLine() string {
+	from, to, at := m.read.Load()
+	if from == 0 || from > to {
+		return "reading the window: a watch from its first revision…"
+	}
+	done := max(at-from+1, 0)
+	return fmt.Sprintf("reading revisions %d-%d: at %d, %d%% (a watch from the first revision)…", from, to, max(at, from), done*100/(to-from+1))
 }
 
 // windowLines say which revisions the window covers and when, as

@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,95 @@ func TestParseWindow(t *testing.T) {
 		if got != tc.want || (err != nil) != tc.wantErr {
 			t.Errorf("ParseWindow(%q) = %+v, %v; want %+v, error %v", tc.args, got, err, tc.want, tc.wantErr)
 		}
+	}
+}
+
+// A new :changes stops the read that runs: a live watch over a long window
+// would read every revision of it for nothing. The old read here waits for
+// a revision the in-memory watch never sends (it sends no progress), as a
+// read of a long window waits on etcd.
+func TestANewReadStopsTheOneThatRuns(t *testing.T) {
+	src := cluster(t)
+	src.PutObject(nodeLease("node-1", t0.Add(100*time.Second))) // the head, not a ConfigMap
+	m := New(uitest.Common(src))
+	m.SetSize(120, 16)
+	old := m.Open(Range{Prefix: "/registry/configmaps/", From: 2})
+	answered := make(chan tea.Msg, 1)
+	go func() {
+		for _, cmd := range old().(tea.BatchMsg) {
+			if msg := cmd(); msg != nil {
+				answered <- msg
+			}
+		}
+	}()
+	// Its progress: the last ConfigMap is at 22, of revisions 2-23.
+	waitUntil(t, func() bool { return strings.Contains(m.View(), "reading revisions 2-23: at 22, 95%") }, m.View)
+
+	uitest.Drive(t, m.Update, m.Open(Range{From: 2}))
+	waitGoroutinesGone(t, "timeline.(*Window).watch")
+	select {
+	case msg := <-answered:
+		m.Update(msg)
+	case <-time.After(uitest.Deadline):
+		t.Fatal("the stopped read did not answer")
+	}
+	got := m.View()
+	if !strings.Contains(got, "revisions 2-23 of every key") || strings.Contains(got, "context canceled") {
+		t.Errorf("the screen after the stopped read answered:\n%s", got)
+	}
+}
+
+// waitGoroutinesGone fails unless, within uitest.Deadline, no goroutine
+// runs fn.
+func waitGoroutinesGone(t *testing.T, fn string) {
+	t.Helper()
+	var stacks string
+	gone := func() bool {
+		buf := make([]byte, 1<<20)
+		stacks = string(buf[:runtime.Stack(buf, true)])
+		return !strings.Contains(stacks, fn+"(")
+	}
+	waitUntil(t, gone, func() string { return "a goroutine still runs " + fn + ":\n" + stacks })
+}
+
+// waitUntil polls ok until it holds, and fails with what says why when it
+// does not within uitest.Deadline.
+func waitUntil(t *testing.T, ok func() bool, what func() string) {
+	t.Helper()
+	deadline := time.Now().Add(uitest.Deadline)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v:\n%s", uitest.Deadline, what())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// The writer of the last change comes first, each time as a time of day
+// when the window is within one day, the header giving the date.
+func TestRowsNameTheNewestWriterFirst(t *testing.T) {
+	m := New(uitest.Common(rollout(t)))
+	m.SetSize(200, 16)
+	uitest.Drive(t, m.Update, m.Open(Range{From: 2}))
+	got := m.View()
+	want := "web                   +1 ~1 -0  rev 6-8  ≈ 10:00:21  by kubectl Update scale 10:00:21, deploy-tool Apply 10:00:12  "
+	if !strings.Contains(got, want) {
+		t.Errorf("no %q in\n%s", want, got)
+	}
+	if !strings.Contains(got, "→ ≥ 2026-12-01T10:00:30Z") {
+		t.Errorf("the header does not give the date:\n%s", got)
+	}
+}
+
+// A window over two days gives every time whole.
+func TestRowsOfAWindowOverDaysGiveTheDates(t *testing.T) {
+	src := rollout(t)
+	src.PutObject(nodeLease("node-1", t0.Add(24*time.Hour)))
+	m := New(uitest.Common(src))
+	m.SetSize(200, 16)
+	uitest.Drive(t, m.Update, m.Open(Range{From: 2}))
+	got := m.View()
+	if want := "by kubectl Update scale 2026-12-01T10:00:21Z, deploy-tool Apply 2026-12-01T10:00:12Z"; !strings.Contains(got, want) {
+		t.Errorf("no %q in\n%s", want, got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
@@ -57,6 +58,27 @@ func (w Window) Span() string {
 // revision when nothing below the prefix changed after it.
 const progressInterval = 100 * time.Millisecond
 
+// Progress is how far a read has come, for the screen to show while it
+// runs: a window of 100k revisions takes seconds to replay.
+type Progress struct{ from, to, at atomic.Int64 }
+
+// Load is the window's first and last revisions, 0 until they are known,
+// and the last revision the watch has reached.
+func (p *Progress) Load() (from, to, at int64) { return p.from.Load(), p.to.Load(), p.at.Load() }
+
+func (p *Progress) window(from, to int64) {
+	if p != nil {
+		p.from.Store(from)
+		p.to.Store(to)
+	}
+}
+
+func (p *Progress) reached(rev int64) {
+	if p != nil && rev > p.at.Load() {
+		p.at.Store(rev)
+	}
+}
+
 // Read reads the changes of r from src: a watch from the window's first
 // revision (etcdview.Source.Watch; a data file replays its history), ended
 // at its last. A live etcd reads every revision of the window from its
@@ -65,6 +87,11 @@ const progressInterval = 100 * time.Millisecond
 // d decodes what the report shows; the times come from the Leases at the
 // head and the values of the window.
 func Read(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range) (Window, error) {
+	return read(ctx, src, d, r, nil)
+}
+
+// read is Read, recording in p (nil: nowhere) how far it has come.
+func read(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range, p *Progress) (Window, error) {
 	st, err := src.Status(ctx)
 	if err != nil {
 		return Window{}, err
@@ -89,8 +116,9 @@ func Read(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range) (
 		return w, fmt.Errorf("the first revision %d is not a revision: revisions start at 1", w.From)
 	}
 	win := changes.NewWindow()
+	p.window(w.From, w.To)
 	if w.From <= w.To {
-		if err := w.watch(ctx, src, r.Prefix, win); err != nil {
+		if err := w.watch(ctx, src, r.Prefix, win, p); err != nil {
 			return w, err
 		}
 	}
@@ -192,7 +220,7 @@ func clockRead(ctx context.Context, src etcdview.Source, d decode.Decoder, key s
 // watch adds the window's events to win: a watch from w.From, ended after
 // w.To. A live watch never ends by itself: it ends at an event after w.To,
 // or when a progress notification says etcd has sent everything up to it.
-func (w *Window) watch(ctx context.Context, src etcdview.Source, prefix string, win *changes.Window) error {
+func (w *Window) watch(ctx context.Context, src etcdview.Source, prefix string, win *changes.Window, p *Progress) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := src.Watch(ctx, prefix, etcdview.WatchOptions{Rev: w.From, ContinueAfterCompaction: true, ProgressInterval: progressInterval})
@@ -201,6 +229,7 @@ func (w *Window) watch(ctx context.Context, src etcdview.Source, prefix string, 
 		switch {
 		case errors.As(b.Err, &compacted) && w.CompactedAt == 0 && win.Events() == 0:
 			w.CompactedAt, w.From = compacted.Compacted, compacted.Compacted
+			p.window(w.From, w.To)
 			continue
 		case b.Err != nil:
 			return b.Err
@@ -208,6 +237,13 @@ func (w *Window) watch(ctx context.Context, src etcdview.Source, prefix string, 
 		if b.Note != "" {
 			w.Notes = append(w.Notes, b.Note)
 		}
+		// A live batch's Revision is the head when it was sent, not how
+		// far the replay has come: its last event says that.
+		at := b.Revision
+		if n := len(b.Events); n > 0 {
+			at = b.Events[n-1].KV.ModRevision
+		}
+		p.reached(min(at, w.To))
 		for _, ev := range b.Events {
 			if ev.KV.ModRevision > w.To {
 				return nil

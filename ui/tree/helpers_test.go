@@ -2,6 +2,7 @@ package tree
 
 import (
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -11,6 +12,10 @@ import (
 )
 
 func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+// testNow is the pane's clock in tests: 90 minutes after the fixture's
+// objects were created.
+var testNow = uitest.Epoch.Add(90 * time.Minute)
 
 // harness runs a tree as the app would, keeping the intents it sends.
 type harness struct {
@@ -22,6 +27,10 @@ type harness struct {
 	// tree, to look at a level before its counts arrive.
 	hold bool
 	held []CountMsg
+	// holdRows keeps the rows read back in heldRows, to look at a level
+	// before they arrive.
+	holdRows bool
+	heldRows []RowsMsg
 	// mostCounts is the most Count reads the tree had in flight.
 	mostCounts int
 }
@@ -32,7 +41,7 @@ func newHarness(t testing.TB, c common.Common, hold bool) *harness {
 	t.Helper()
 	h := &harness{t: t, clock: new(uitest.Clock), hold: hold}
 	c.Tick = h.clock.Tick
-	h.Model = New(c)
+	h.Model = New(c, Options{Now: func() time.Time { return testNow }})
 	h.SetSize(60, 20)
 	h.drive(h.Init())
 	return h
@@ -40,12 +49,17 @@ func newHarness(t testing.TB, c common.Common, hold bool) *harness {
 
 func (h *harness) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case common.OpenObjectMsg, common.OpenHistoryMsg, common.TailPrefixMsg, common.FlashMsg:
+	case common.OpenObjectMsg, common.OpenHistoryMsg, common.TailPrefixMsg, common.FlashMsg, WideMsg:
 		h.msgs = append(h.msgs, msg)
 		return nil
 	case CountMsg:
 		if h.hold {
 			h.held = append(h.held, msg)
+			return nil
+		}
+	case RowsMsg:
+		if h.holdRows {
+			h.heldRows = append(h.heldRows, msg)
 			return nil
 		}
 	}

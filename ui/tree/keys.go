@@ -8,7 +8,7 @@ import (
 // KeyMap are the keys of the tree pane.
 type KeyMap struct {
 	common.NavKeyMap
-	Open, Back, Filter, History, Tail, Reload key.Binding
+	Open, Back, Filter, History, Tail, Reload, Wide key.Binding
 }
 
 // DefaultKeyMap is k9s's: enter opens, esc goes back, / filters.
@@ -21,12 +21,15 @@ func DefaultKeyMap() KeyMap {
 		History:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
 		Tail:      key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "tail this prefix")),
 		Reload:    key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl-r", "reload")),
+		// w is free on every screen; k9s widens a table with its own
+		// view, here the level takes the object pane's place.
+		Wide: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "wide table")),
 	}
 }
 
 // ShortHelp is what the footer shows.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Open, k.Back, k.Filter, k.History, k.Tail}
+	return []key.Binding{k.Open, k.Back, k.Filter, k.History, k.Tail, k.Wide}
 }
 
 // FullHelp is what the help screen shows; the movement keys every list

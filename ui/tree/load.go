@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 )
@@ -35,6 +36,42 @@ type loaded struct {
 	// next page, nil once the last is read.
 	paged bool
 	next  *etcdview.PageToken
+	// mods are the children's mod_revisions, 0 while not known (a level
+	// read by Children learns them as its rows are read).
+	mods []int64
+	// res makes the rows of a leaf level of objects, nil on any other
+	// level; resErr is why a leaf level has none.
+	res    *table.Resource
+	resErr error
+}
+
+// keepResource gives a level read again the resource old resolved: it is
+// the same resource, and a custom one costs a read of every CRD. A level
+// read by Children learns no mod_revisions: its keys keep old's, so that
+// their rows stay on screen, and are returned as stale, to read again.
+func (ld *loaded) keepResource(old *loaded) (stale map[string]bool) {
+	if _, ok := objectsOf(ld); !ok || old.res == nil {
+		return nil
+	}
+	ld.res, ld.resErr = old.res, old.resErr
+	if ld.mods != nil {
+		return nil
+	}
+	ld.mods = make([]int64, len(ld.children))
+	had := make(map[string]int64, len(old.children))
+	for i, ch := range old.children {
+		if old.mods[i] != 0 {
+			had[ch.Prefix] = old.mods[i]
+		}
+	}
+	stale = map[string]bool{}
+	for i, ch := range ld.children {
+		if mod, ok := had[ch.Prefix]; ok {
+			ld.mods[i] = mod
+			stale[ch.Prefix] = true
+		}
+	}
+	return stale
 }
 
 // size is the level's number of keys, CountUnknown until all are counted.
@@ -80,7 +117,7 @@ type PageMsg struct {
 
 // loadPath reads every level from root down to prefix, so a jump to
 // /registry/pods/default/ shows the counts on the way.
-func loadPath(c common.Common, gen int, root, path string, rev int64, selected string) tea.Cmd {
+func loadPath(c common.Common, resolve Resolver, gen int, root, path string, rev int64, selected string) tea.Cmd {
 	return func() tea.Msg {
 		msg := LevelsMsg{gen: gen, selected: selected}
 		var parent []etcdview.Child
@@ -100,16 +137,20 @@ func loadPath(c common.Common, gen int, root, path string, rev int64, selected s
 			msg.levels = append(msg.levels, l)
 			parent = l.children
 		}
+		resolveOpen(c, resolve, &msg.levels[len(msg.levels)-1])
 		return msg
 	}
 }
 
 // loadOne reads one level below an open one, or, with reload, the open
-// level again.
-func loadOne(c common.Common, gen int, prefix string, count, rev int64, tryList, reload bool) tea.Cmd {
+// level again; resolve (nil on a reload) finds its resource.
+func loadOne(c common.Common, resolve Resolver, gen int, prefix string, count, rev int64, tryList, reload bool) tea.Cmd {
 	return func() tea.Msg {
 		start := time.Now()
 		l, err := loadLevel(c, prefix, count, rev, tryList)
+		if err == nil {
+			resolveOpen(c, resolve, &l)
+		}
 		msg := LevelsMsg{gen: gen, reload: reload, took: time.Since(start), err: err}
 		if err == nil {
 			msg.levels = []loaded{l}
@@ -142,10 +183,24 @@ func loadLevel(c common.Common, prefix string, count, rev int64, tryList bool) (
 	return ld, nil
 }
 
+// resolveOpen finds the resource of the level about to open, when it is a
+// leaf level of objects.
+func resolveOpen(c common.Common, resolve Resolver, ld *loaded) {
+	if resolve == nil {
+		return
+	}
+	ctx, cancel := c.Context()
+	defer cancel()
+	resolveLevel(ctx, resolve, ld)
+	if ld.res != nil && ld.mods == nil {
+		ld.mods = make([]int64, len(ld.children))
+	}
+}
+
 // pagedLevel is a leaf level from its first page. Its size is count, or the
 // page's when it is the only one, or, when count is unknown, left to count.
 func pagedLevel(prefix string, count int64, p etcdview.Page) loaded {
-	ld := loaded{prefix: prefix, rev: p.Revision, children: keyChildren(prefix, p.Keys), count: count, paged: true, next: p.Next}
+	ld := loaded{prefix: prefix, rev: p.Revision, children: keyChildren(prefix, p.Keys), mods: keyMods(p.Keys), count: count, paged: true, next: p.Next}
 	switch {
 	case p.Next == nil:
 		ld.count = int64(len(p.Keys))
@@ -181,6 +236,15 @@ func keyChildren(prefix string, kvs []etcdview.KV) []etcdview.Child {
 	out := make([]etcdview.Child, len(kvs))
 	for i, kv := range kvs {
 		out[i] = etcdview.Child{Name: kv.Key[len(prefix):], Prefix: kv.Key, Count: 1}
+	}
+	return out
+}
+
+// keyMods are the mod_revisions of kvs, which List reads with the keys.
+func keyMods(kvs []etcdview.KV) []int64 {
+	out := make([]int64, len(kvs))
+	for i, kv := range kvs {
+		out[i] = kv.ModRevision
 	}
 	return out
 }

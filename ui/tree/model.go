@@ -14,7 +14,7 @@ import (
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
-	"github.com/sahilm/fuzzy"
+	"k8s.io/utils/lru"
 )
 
 // Root is the prefix kube-apiserver keeps its objects under by default.
@@ -32,6 +32,8 @@ const nextPageMargin = 100
 type level struct {
 	loaded
 	counts      counts
+	cols        columns
+	where       *where // nil without a :where
 	cursor      common.Cursor
 	filter      string
 	matches     []int // indexes of children matching filter, best first; nil without a filter
@@ -52,15 +54,33 @@ func (l *level) child(i int) etcdview.Child {
 	return l.children[i]
 }
 
+// Options are what the pane needs beyond Common.
+type Options struct {
+	// Resolve finds the resource of a leaf level, for its columns; nil
+	// is BuiltinResolver.
+	Resolve Resolver
+	// Now is the clock AGE counts to at the head; nil is time.Now.
+	Now func() time.Time
+}
+
 // Model is the tree pane.
 type Model struct {
-	common  common.Common
-	keys    KeyMap
-	rev     int64
-	levels  []*level
-	gen     int // the request whose answer is awaited; older answers are dropped
-	loading bool
-	err     error
+	common common.Common
+	opts   Options
+	keys   KeyMap
+	// rowCache is the decoded rows of leaf levels, by (key, mod_revision).
+	rowCache *lru.Cache
+	// wide: the pane has the whole width, the object pane is hidden.
+	wide bool
+	// whereGen numbers the :where reads; the pages of an older one are
+	// dropped.
+	whereGen int
+	rev      int64
+	levels   []*level
+	gen      int // the request whose answer is awaited; older answers are dropped
+	loading  bool
+	moving   bool // loading for a GoTo: the selection is not the new one yet
+	err      error
 	// countsInFlight is how many Count reads are under way, for every
 	// level: at most countLanes.
 	countsInFlight int
@@ -83,10 +103,18 @@ type Model struct {
 type previewMsg struct{ gen int }
 
 // New is a tree rooted at Root.
-func New(c common.Common) *Model {
+func New(c common.Common, opts Options) *Model {
+	if opts.Resolve == nil {
+		opts.Resolve = BuiltinResolver
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	in := common.NewInput("/")
-	return &Model{common: c, keys: DefaultKeyMap(), input: in, focused: true, loading: true}
+	return &Model{common: c, opts: opts, keys: DefaultKeyMap(), input: in, focused: true, loading: true, rowCache: lru.New(rowCacheSize)}
 }
+
+func (m *Model) now() time.Time { return m.opts.Now() }
 
 // Init reads the root level.
 func (m *Model) Init() tea.Cmd { return m.GoTo(Root) }
@@ -94,12 +122,12 @@ func (m *Model) Init() tea.Cmd { return m.GoTo(Root) }
 // GoTo opens the levels down to path; a path naming a key puts the cursor on it.
 func (m *Model) GoTo(path string) tea.Cmd {
 	m.gen++
-	m.loading = true
+	m.loading, m.moving = true, true
 	selected := ""
 	if !strings.HasSuffix(path, "/") {
 		selected = path
 	}
-	return loadPath(m.common, m.gen, Root, path, m.rev, selected)
+	return loadPath(m.common, m.opts.Resolve, m.gen, Root, path, m.rev, selected)
 }
 
 // SetRev reads the open path again as of rev (0: the newest).
@@ -129,6 +157,9 @@ func (m *Model) Selected() (etcdview.Child, bool) {
 	return l.child(l.cursor.Pos), true
 }
 
+// Moving says a GoTo is under way: Selected is still the entry before it.
+func (m *Model) Moving() bool { return m.moving }
+
 // Focus gives or takes the keyboard focus.
 func (m *Model) Focus(on bool) { m.focused = on }
 
@@ -146,8 +177,15 @@ func (m *Model) SetSize(w, h int) {
 
 func (m *Model) listHeight() int {
 	h := m.height - 1
-	if l := m.top(); m.filtering || (l != nil && l.filter != "") {
+	l := m.top()
+	if m.filtering || (l != nil && l.filter != "") {
 		h--
+	}
+	if l != nil && l.where != nil {
+		h--
+	}
+	if l != nil && l.res != nil {
+		h-- // the columns' names
 	}
 	return max(h, 1)
 }
@@ -174,6 +212,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return m.onPage(msg)
 	case CountMsg:
 		return m.onCount(msg)
+	case RowsMsg:
+		return m.onRows(msg)
+	case WhereMsg:
+		return m.onWhere(msg)
 	case previewMsg:
 		if msg.gen == m.previewGen {
 			return m.preview()
@@ -195,7 +237,7 @@ func (m *Model) onLevels(msg LevelsMsg) tea.Cmd {
 	if msg.gen != m.gen {
 		return nil
 	}
-	m.loading = false
+	m.loading, m.moving = false, false
 	m.loadedAt, m.took = time.Now(), msg.took
 	if msg.err != nil {
 		// The open level stays on screen; the error goes to the status
@@ -238,7 +280,7 @@ func (m *Model) Reload() tea.Cmd {
 	m.loading = true
 	// A level read by Children is paged only once it is a leaf grown past
 	// pageThreshold; one with uncounted directories is no leaf.
-	return loadOne(m.common, m.gen, l.prefix, l.size(), m.rev, l.paged || l.size() > pageThreshold, true)
+	return loadOne(m.common, nil, m.gen, l.prefix, l.size(), m.rev, l.paged || l.size() > pageThreshold, true)
 }
 
 // autoReloadEvery is the least time between automatic reloads; a level that
@@ -252,7 +294,7 @@ const autoReloadEvery = 2 * time.Second
 // read's duration, counts included.
 func (m *Model) ReloadDue(now time.Time) bool {
 	l := m.top()
-	if l == nil || m.loading || l.counting() || m.rev != 0 || l.next != nil {
+	if l == nil || m.loading || l.counting() || m.rev != 0 || l.next != nil || l.where != nil {
 		return false
 	}
 	return now.Sub(m.loadedAt) >= max(autoReloadEvery, 10*m.took)
@@ -266,10 +308,11 @@ func (m *Model) onReload(msg LevelsMsg) tea.Cmd {
 	}
 	selected, hadSelection := m.Selected()
 	l.counts = counts{gen: msg.gen, stale: keepCounts(&ld, l.children)}
+	l.cols.stale = ld.keepResource(&l.loaded)
+	m.stopWhere(l)
+	l.where = nil // its rows were of the level read before
 	l.loaded = ld
-	if l.filter != "" {
-		m.applyFilter(l)
-	}
+	m.applyFilter(l)
 	if hadSelection {
 		for i := range l.rows() {
 			if l.child(i).Prefix == selected.Prefix {
@@ -278,7 +321,7 @@ func (m *Model) onReload(msg LevelsMsg) tea.Cmd {
 		}
 	}
 	l.cursor.Clamp(l.rows())
-	cmds := []tea.Cmd{m.countMore()}
+	cmds := []tea.Cmd{m.countMore(), m.readWindow()}
 	if now, ok := m.Selected(); ok && now.Prefix != selected.Prefix {
 		cmds = append(cmds, m.moved())
 	}
@@ -295,11 +338,12 @@ func (m *Model) onPage(msg PageMsg) tea.Cmd {
 		return common.FlashErr(msg.err)
 	}
 	l.children = append(l.children, keyChildren(l.prefix, msg.page.Keys)...)
+	l.mods = append(l.mods, keyMods(msg.page.Keys)...)
 	l.next = msg.page.Next
 	if l.filter != "" {
 		m.applyFilter(l)
 	}
-	return nil
+	return m.readWindow()
 }
 
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
@@ -330,9 +374,28 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return common.Send(common.TailPrefixMsg{Prefix: l.prefix})
 	case key.Matches(msg, m.keys.Reload):
 		return m.Reload()
+	case key.Matches(msg, m.keys.Wide):
+		return m.SetWide(!m.wide)
 	}
 	return nil
 }
+
+// WideMsg says the pane took the whole width (On) or gave the object pane
+// its share back: the app lays the screen out again.
+type WideMsg struct{ On bool }
+
+// SetWide gives the pane the whole width, its level drawn as a table, or
+// takes it back.
+func (m *Model) SetWide(on bool) tea.Cmd {
+	if m.wide == on {
+		return nil
+	}
+	m.wide = on
+	return tea.Batch(common.Send(WideMsg{On: on}), m.readWindow())
+}
+
+// Wide says whether the pane has the whole width.
+func (m *Model) Wide() bool { return m.wide }
 
 func (m *Model) open() tea.Cmd {
 	ch, ok := m.Selected()
@@ -344,15 +407,27 @@ func (m *Model) open() tea.Cmd {
 	}
 	m.gen++
 	m.loading = true
-	return loadOne(m.common, m.gen, ch.Prefix, ch.Count, m.rev, listFirst(ch.Count), false)
+	return loadOne(m.common, m.opts.Resolve, m.gen, ch.Prefix, ch.Count, m.rev, listFirst(ch.Count), false)
 }
 
 func (m *Model) back() tea.Cmd {
 	l := m.top()
-	if l.filter != "" {
-		l.filter, l.matches = "", nil
+	switch {
+	case m.wide:
+		return m.SetWide(false)
+	case l.where != nil && l.where.running:
+		m.stopWhere(l)
+		l.where = nil
+		m.applyFilter(l)
+		m.SetSize(m.width, m.height)
+		return tea.Batch(common.Flash("where cancelled"), m.moved())
+	case l.filter != "":
+		l.filter = ""
+		m.applyFilter(l)
 		m.SetSize(m.width, m.height)
 		return m.moved()
+	case l.where != nil:
+		return m.SetWhere("", nil)
 	}
 	if len(m.levels) > 1 {
 		m.gen++ // a level still loading is no longer wanted
@@ -362,52 +437,6 @@ func (m *Model) back() tea.Cmd {
 	}
 	return nil
 }
-
-func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
-	l := m.top()
-	switch msg.Type {
-	case tea.KeyEnter:
-		m.filtering = false
-		m.input.Blur()
-		m.SetSize(m.width, m.height)
-		return m.moved()
-	case tea.KeyEsc:
-		m.filtering = false
-		m.input.Blur()
-		l.filter, l.matches = "", nil
-		m.SetSize(m.width, m.height)
-		return m.moved()
-	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(msg)
-	if l != nil && m.input.Value() != l.filter {
-		l.filter = m.input.Value()
-		m.applyFilter(l)
-		l.cursor.Pos, l.cursor.Offset = 0, 0
-		l.cursor.Clamp(l.rows())
-	}
-	return cmd
-}
-
-// applyFilter ranks the loaded children against the filter; fuzzy returns
-// the best match first.
-func (m *Model) applyFilter(l *level) {
-	if l.filter == "" {
-		l.matches = nil
-		return
-	}
-	matches := fuzzy.FindFrom(l.filter, childNames(l.children))
-	l.matches = make([]int, len(matches))
-	for i, mt := range matches {
-		l.matches[i] = mt.Index
-	}
-}
-
-// childNames adapts children to fuzzy.Source without copying names.
-type childNames []etcdview.Child
-
-func (c childNames) String(i int) string { return c[i].Name }
-func (c childNames) Len() int            { return len(c) }
 
 // moved follows a cursor move: the next page when near the end of a paged
 // level, and a preview of the key under the cursor once it rests.
@@ -420,7 +449,7 @@ func (m *Model) moved() tea.Cmd {
 	}
 	m.previewGen++
 	gen := m.previewGen
-	cmds = append(cmds, m.common.After(previewDelay, func(time.Time) tea.Msg { return previewMsg{gen} }))
+	cmds = append(cmds, m.common.After(previewDelay, func(time.Time) tea.Msg { return previewMsg{gen} }), m.readWindow())
 	return tea.Batch(cmds...)
 }
 

@@ -21,13 +21,22 @@ func (m *Model) View() string {
 	case l == nil:
 		return common.FillHeight([]string{s.Faint.Render("loading " + Root + "…")}, m.height)
 	}
-	head = append(head, common.Fit(common.Render(s.Title, l.prefix)+"  "+s.Faint.Render(m.sizeNote(l)), m.width))
+	head = append(head, common.Fit(common.Render(s.Title, l.prefix)+"  "+common.Render(s.Faint, m.sizeNote(l)), m.width))
+	if l.where != nil {
+		head = append(head, common.Fit(common.Render(s.Note, l.whereNote()), m.width))
+	}
 	if m.filtering {
 		head = append(head, common.Fit(m.input.View(), m.width))
 	} else if l.filter != "" {
 		head = append(head, common.Fit(common.Render(s.Faint, fmt.Sprintf("/%s  (%d of %d, esc clears)", l.filter, l.rows(), len(l.children))), m.width))
 	}
-	body := common.RenderRows(l.rows(), l.cursor, func(i int) common.Line { return m.row(l.child(i)) }, m.width, s.Selection(m.focused), true)
+	row := func(i int) common.Line { return m.row(l.child(i)) }
+	if l.res != nil {
+		t := m.layoutTable(l)
+		head = append(head, m.headerLine(l, t))
+		row = func(i int) common.Line { return m.objectLine(l, l.index(i), t) }
+	}
+	body := common.RenderRows(l.rows(), l.cursor, row, m.width, s.Selection(m.focused), true)
 	if l.rows() == 0 {
 		body = common.FillHeight([]string{s.Faint.Render("  (nothing here)")}, l.cursor.Height)
 	}
@@ -55,6 +64,12 @@ func (m *Model) sizeNote(l *level) string {
 	}
 	if m.loading {
 		notes = append(notes, "loading…")
+	}
+	if age := m.ageNote(l); age != "" {
+		notes = append(notes, age)
+	}
+	if l.resErr != nil {
+		notes = append(notes, "no columns: "+l.resErr.Error())
 	}
 	return strings.Join(notes, "  ")
 }
