@@ -26,6 +26,8 @@ type explorerFlags struct {
 	demoNodes int
 	// compaction is kube-apiserver's compaction interval in bundled mode.
 	compaction time.Duration
+	// rev is the revision the explorer opens at, 0 the newest.
+	rev int64
 }
 
 // runExplorer opens the source the flags name and shows it in the TUI.
@@ -42,7 +44,7 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 	if err != nil {
 		return err
 	}
-	opts := ui.Options{TailBuffer: flags.tailBuffer, Timeout: conn.commandTimeout, Decoder: dec}
+	opts := ui.Options{TailBuffer: flags.tailBuffer, Timeout: conn.commandTimeout, Decoder: dec, Rev: flags.rev}
 	var closeFn func()
 	switch kind {
 	case bundledSource:

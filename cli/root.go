@@ -45,6 +45,7 @@ with --db it reads an offline etcd data file.`,
 	root.SetVersionTemplate("{{.Version}}")
 	conn := persistentConn(root)
 	root.Flags().IntVar(&flags.members, "members", 0, "members of the bundled etcd cluster (default 3, or as many as --data-dir holds)")
+	root.Flags().Int64Var(&flags.rev, "rev", 0, "open the explorer as of this revision, as :rev does (:rev head returns to the newest)")
 	root.Flags().IntVar(&flags.tailBuffer, "tail-buffer", ui.DefaultTailBuffer, "events the tail keeps; older ones are dropped, and counted in the header")
 	root.Flags().StringVar(&flags.demo, "demo", string(demo.Calm), "bundled mode: the simulated kubelets' and add-ons' scripted load, calm, busy, or off (the control plane only, nothing simulated)")
 	root.Flags().IntVar(&flags.demoNodes, "demo-nodes", 3, "bundled mode: nodes (kubelets) of the simulated control plane")

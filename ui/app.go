@@ -8,6 +8,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -71,6 +72,9 @@ type Options struct {
 	Resolve tree.Resolver
 	// Now is the clock the tree's AGE counts to; nil is time.Now.
 	Now func() time.Time
+	// Rev opens the explorer as of this revision, as :rev does; 0 is the
+	// newest.
+	Rev int64
 }
 
 // DefaultTailBuffer is the tail's ring size when Options gives none.
@@ -184,7 +188,11 @@ type memberDoneMsg struct {
 
 // Init reads the root level, starts the watch and the status refreshes.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.tree.Init(), m.tail.Start(), m.cluster.Init(), m.writePath.Init(), m.awaitFailure(), m.awaitControlPlane())
+	cmds := []tea.Cmd{m.tree.Init(), m.tail.Start(), m.cluster.Init(), m.writePath.Init(), m.awaitFailure(), m.awaitControlPlane()}
+	if m.opts.Rev > 0 {
+		cmds = append(cmds, m.revCommand([]string{strconv.FormatInt(m.opts.Rev, 10)}))
+	}
+	return tea.Batch(cmds...)
 }
 
 // awaitControlPlane waits for Options.ControlPlaneReady.

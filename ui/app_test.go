@@ -190,3 +190,15 @@ func TestOwnersRightAfterAJump(t *testing.T) {
 		t.Errorf("O right after :key shows\n%s", v)
 	}
 }
+
+// TestStartsAtTheRevisionAsked: Options.Rev (etcdscope --rev) opens the
+// explorer as :rev does, and a compacted one says so and stays at the
+// newest.
+func TestStartsAtTheRevisionAsked(t *testing.T) {
+	src := uitest.Fixture()
+	src.Compact(5)
+	tm := startOn(t, 120, 30, Options{Source: src, Description: "fixture store", Rev: 11})
+	waitScreen(t, tm, "@rev 11", "browsing as of revision 11")
+	tm = startOn(t, 120, 30, Options{Source: src, Description: "fixture store", Rev: 3})
+	waitScreen(t, tm, "cannot read revision 3", "compacted")
+}
