@@ -6,18 +6,19 @@ import (
 	"fmt"
 
 	"github.com/spf13/pflag"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/tools/cache"
 	cliflag "k8s.io/component-base/cli/flag"
+	cmfeatures "k8s.io/controller-manager/pkg/features"
 	kcmapp "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	kcmoptions "k8s.io/kubernetes/cmd/kube-controller-manager/app/options"
 	schedulerapp "k8s.io/kubernetes/cmd/kube-scheduler/app"
 	scheduleroptions "k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 )
 
-// The controller manager and the scheduler run without leader election:
-// both end the process when they lose a lease (klog.FlushAndExit, or
-// os.Exit when asked to stop), which in this process would end the TUI.
-// Only one of each runs, so nothing is there to elect.
+// The controller manager and the scheduler run with --leader-elect=false,
+// and hold their Leases beside them (runLeading): both end the process when
+// they lose a lease, which here would end the TUI.
 
 // controllerManagerFlags are kube-controller-manager's command line, as
 // kubeadm runs it, with this cluster's files. It serves no port of its own.
@@ -80,7 +81,13 @@ func runControllerManager(ctx context.Context, flags []string) error {
 	if err != nil {
 		return err
 	}
-	return kcmapp.Run(ctx, cfg.Complete())
+	l := lease{
+		component:       "kube-controller-manager",
+		config:          cfg.ComponentConfig.Generic.LeaderElection,
+		kubeconfig:      cfg.Kubeconfig,
+		releaseOnCancel: utilfeature.DefaultFeatureGate.Enabled(cmfeatures.ControllerManagerReleaseLeaderElectionLockOnExit),
+	}
+	return runLeading(ctx, l, func() error { return kcmapp.Run(ctx, cfg.Complete()) })
 }
 
 // runScheduler builds kube-scheduler from flags, as its command does, and
@@ -103,12 +110,16 @@ func runScheduler(ctx context.Context, flags []string) error {
 	if err != nil {
 		return err
 	}
-	err = schedulerapp.Run(ctx, cc, sched)
-	if ctx.Err() != nil {
-		return nil // without leader election, Run's way to say it was stopped is an error
-	}
-	if err == nil {
-		err = errors.New("it stopped")
-	}
-	return err
+	// makeLeaderElectionConfig sets ReleaseOnCancel unconditionally.
+	l := lease{component: "kube-scheduler", config: cc.ComponentConfig.LeaderElection, kubeconfig: cc.KubeConfig, releaseOnCancel: true}
+	return runLeading(ctx, l, func() error {
+		err := schedulerapp.Run(ctx, cc, sched)
+		if ctx.Err() != nil {
+			return nil // without leader election, Run's way to say it was stopped is an error
+		}
+		if err == nil {
+			err = errors.New("it stopped")
+		}
+		return err
+	})
 }

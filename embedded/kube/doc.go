@@ -28,7 +28,9 @@
 // klog is one per process: the three components log to the Options.Log of
 // the control plane started last, never to the terminal. The controller
 // manager takes a process-wide name for its informers and never gives it
-// back, so a process runs one control plane with controllers; the
-// controller manager and the scheduler run without leader election, since
-// both end the process when they lose a lease.
+// back, so a process runs one control plane with controllers. The
+// controller manager and the scheduler run with leader election off, since
+// both end the process when they lose a lease; their kube-system Leases are
+// held beside them with client-go's elector, and each starts once it holds
+// its own.
 package kube

@@ -78,14 +78,20 @@ type ControlPlane struct {
 	writes *recorder
 	sink   *auditSink
 
-	cancel  context.CancelFunc
-	closed  chan struct{} // closed by Close, before it stops the components
-	once    sync.Once
-	ready   chan struct{}
-	stopped chan struct{}
-	run     sync.WaitGroup
-	errOnce sync.Once
-	err     error
+	cancel context.CancelFunc // stops kube-apiserver
+	// stopComponents stops the controller manager and the scheduler, which
+	// Close waits for before it stops kube-apiserver: the scheduler gives
+	// its lease back on the way out, through kube-apiserver.
+	stopComponents context.CancelFunc
+	components     sync.WaitGroup
+	starting       sync.Mutex    // orders the components' start and Close
+	closed         chan struct{} // closed by Close, before it stops the components
+	once           sync.Once
+	ready          chan struct{}
+	stopped        chan struct{}
+	run            sync.WaitGroup
+	errOnce        sync.Once
+	err            error
 }
 
 // Start starts kube-apiserver on a free loopback port and returns; the
@@ -128,10 +134,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		c.sink.close()
 		return nil, err
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	c.cancel = cancel
-	c.goRun("kube-apiserver", func() error { return runAPIServer(runCtx, flags, listener, c.writes) })
-	c.run.Go(func() { c.startWhenReady(runCtx) })
+	apiCtx, cancel := context.WithCancel(context.Background())
+	componentsCtx, stopComponents := context.WithCancel(context.Background())
+	c.cancel, c.stopComponents = cancel, stopComponents
+	c.goRun(&c.run, "kube-apiserver", func() error { return runAPIServer(apiCtx, flags, listener, c.writes) })
+	c.run.Go(func() { c.startWhenReady(componentsCtx) })
 	return c, nil
 }
 
@@ -156,13 +163,20 @@ func (c *ControlPlane) startWhenReady(ctx context.Context) {
 		return
 	}
 	close(c.ready)
-	c.goRun("kube-controller-manager", func() error { return runControllerManager(ctx, c.controllerManagerFlags()) })
-	c.goRun("kube-scheduler", func() error { return runScheduler(ctx, c.schedulerFlags()) })
+	c.starting.Lock()
+	defer c.starting.Unlock()
+	select {
+	case <-c.closed: // Close is not waiting for components it did not see
+		return
+	default:
+	}
+	c.goRun(&c.components, "kube-controller-manager", func() error { return runControllerManager(ctx, c.controllerManagerFlags()) })
+	c.goRun(&c.components, "kube-scheduler", func() error { return runScheduler(ctx, c.schedulerFlags()) })
 }
 
-// goRun runs a component; its return before Close is a failure.
-func (c *ControlPlane) goRun(name string, run func() error) {
-	c.run.Go(func() {
+// goRun runs a component in group; its return before Close is a failure.
+func (c *ControlPlane) goRun(group *sync.WaitGroup, name string, run func() error) {
+	group.Go(func() {
 		err := run()
 		select {
 		case <-c.closed:
@@ -242,13 +256,17 @@ func (c *ControlPlane) RESTConfig(user string) *rest.Config {
 	return nil
 }
 
-// Close stops the three components and waits for them. It may be called
-// more than once.
+// Close stops the controller manager and the scheduler, then
+// kube-apiserver, and waits for them. It may be called more than once.
 func (c *ControlPlane) Close() error {
 	c.once.Do(func() {
+		c.starting.Lock()
 		close(c.closed)
-		c.cancel()
+		c.starting.Unlock()
+		c.stopComponents()
 	})
+	c.components.Wait()
+	c.cancel()
 	c.run.Wait()
 	err := c.sink.close()
 	c.writes.hub.Close()

@@ -87,6 +87,14 @@ func runMain(m *testing.M) int {
 		code = 1
 	}
 	testCP.Close()
+	if g := electorGoroutines(); len(g) > 0 {
+		fmt.Fprintf(os.Stderr, "Close left %d goroutines of leader election:\n%s\n", len(g), strings.Join(g, "\n\n"))
+		code = 1
+	}
+	if err := leasesAfterClose(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
 	if code != 0 && os.Getenv("ETCDSCOPE_TEST_LOG") != "" {
 		b, _ := os.ReadFile(log.Name())
 		os.Stderr.Write(b)
