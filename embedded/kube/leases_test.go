@@ -126,17 +126,7 @@ func TestWorkStartsWithTheLeaseAndOutlivesItsLoss(t *testing.T) {
 		}
 		return ptr.Deref(l.Spec.HolderIdentity, "")
 	}
-	l := lease{
-		component: "test-component",
-		config: componentbaseconfig.LeaderElectionConfiguration{
-			ResourceLock: "leases", ResourceNamespace: "default", ResourceName: name,
-			LeaseDuration: metav1.Duration{Duration: 3 * time.Second},
-			RenewDeadline: metav1.Duration{Duration: 2 * time.Second},
-			RetryPeriod:   metav1.Duration{Duration: 500 * time.Millisecond},
-		},
-		kubeconfig:      testCP.RESTConfig(AdminUser),
-		releaseOnCancel: true,
-	}
+	l := shortLease(name)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	started, done := make(chan string, 1), make(chan error, 1)
@@ -159,18 +149,7 @@ func TestWorkStartsWithTheLeaseAndOutlivesItsLoss(t *testing.T) {
 	if err := take("thief"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "the lost lease is logged", func() error {
-		log, err := os.ReadFile(filepath.Join(testDir, "kubernetes.log"))
-		if err != nil {
-			return err
-		}
-		for line := range strings.Lines(string(log)) {
-			if strings.Contains(line, "leaderelection lost: test-component keeps running") && strings.Contains(line, "default/"+name) {
-				return nil
-			}
-		}
-		return errors.New("not in kubernetes.log")
-	})
+	waitLogged(t, "leaderelection lost: test-component keeps running", "default/"+name)
 	eventually(t, time.Minute, "the lease is acquired again", func() error {
 		if got := holder(); got != mine {
 			return fmt.Errorf("held by %q, want %q", got, mine)
@@ -261,4 +240,36 @@ func leasesAfterClose() error {
 		return fmt.Errorf("after Close kube-scheduler's lease is held by %q (want released), kube-controller-manager's by %q (want kept)", scheduler, manager)
 	}
 	return nil
+}
+
+// shortLease is a lease in default of the admin's, held for 3 s: a test's.
+func shortLease(name string) lease {
+	return lease{
+		component: "test-component",
+		config: componentbaseconfig.LeaderElectionConfiguration{
+			ResourceLock: "leases", ResourceNamespace: "default", ResourceName: name,
+			LeaseDuration: metav1.Duration{Duration: 3 * time.Second},
+			RenewDeadline: metav1.Duration{Duration: 2 * time.Second},
+			RetryPeriod:   metav1.Duration{Duration: 500 * time.Millisecond},
+		},
+		kubeconfig:      testCP.RESTConfig(AdminUser),
+		releaseOnCancel: true,
+	}
+}
+
+// waitLogged waits for a line of kubernetes.log that holds every part.
+func waitLogged(t *testing.T, parts ...string) {
+	t.Helper()
+	eventually(t, time.Minute, fmt.Sprintf("%q in kubernetes.log", parts), func() error {
+		log, err := os.ReadFile(filepath.Join(testDir, "kubernetes.log"))
+		if err != nil {
+			return err
+		}
+		for line := range strings.Lines(string(log)) {
+			if !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(line, p) }) {
+				return nil
+			}
+		}
+		return errors.New("not in kubernetes.log")
+	})
 }
