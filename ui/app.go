@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/cluster"
 	"github.com/etcdscope/etcdscope/ui/common"
@@ -69,7 +70,7 @@ type Options struct {
 	// Resolve finds the resource of a leaf level of the tree, for its
 	// columns; nil knows the built-in resources only (cli passes one that
 	// reads CRDs too).
-	Resolve tree.Resolver
+	Resolve table.Resolver
 	// Now is the clock the tree's AGE counts to; nil is time.Now.
 	Now func() time.Time
 	// Rev opens the explorer as of this revision, as :rev does; 0 is the
@@ -156,7 +157,7 @@ func New(ctx context.Context, opts Options) *Model {
 	in := common.NewInput(":")
 	m := &Model{
 		common: c, opts: opts, keys: DefaultKeyMap(), input: in, help: newHelp(c.Styles),
-		tree: tree.New(c, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), object: object.New(c), tail: tail.New(c, opts.TailBuffer),
+		tree: tree.New(c, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), object: object.New(c), tail: tail.New(c, opts.TailBuffer, opts.Resolve),
 		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval), writePath: writepath.New(c, opts.WritePath),
 		timeline: timeline.New(c), space: uispace.New(c),
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 )
@@ -71,6 +72,8 @@ type Model struct {
 	detail      *detail
 
 	where whereState
+	// resolve finds the resources a :where serves objects of.
+	resolve table.Resolver
 	// current is where.rule, for the command that reads the watch.
 	current atomic.Pointer[rule]
 
@@ -78,10 +81,15 @@ type Model struct {
 	focused       bool
 }
 
-// New is a tail keeping the last capacity events.
-func New(c common.Common, capacity int) *Model {
+// New is a tail keeping the last capacity events; resolve finds the
+// resources whose objects a :where judges as served (nil is
+// table.BuiltinResolver).
+func New(c common.Common, capacity int, resolve table.Resolver) *Model {
 	in := common.NewInput("filter: ")
-	return &Model{common: c, keys: DefaultKeyMap(), ring: NewRing(capacity), values: newValueCache(), follow: true, input: in}
+	if resolve == nil {
+		resolve = table.BuiltinResolver
+	}
+	return &Model{common: c, keys: DefaultKeyMap(), ring: NewRing(capacity), values: newValueCache(), follow: true, input: in, resolve: resolve}
 }
 
 // Start opens the watch; call it once.

@@ -24,7 +24,7 @@ func batch(from, n int) BatchesMsg {
 }
 
 func newTail(capacity int) *Model {
-	m := New(uitest.Common(uitest.Fixture()), capacity)
+	m := New(uitest.Common(uitest.Fixture()), capacity, nil)
 	m.SetSize(120, 12)
 	m.Focus(true)
 	return m
@@ -103,7 +103,7 @@ func TestFilterByNamespaceAndNotesShowThrough(t *testing.T) {
 
 func TestEnterShowsTheDiffOfTheRow(t *testing.T) {
 	src := uitest.Fixture()
-	m := New(uitest.Common(src), 100)
+	m := New(uitest.Common(src), 100, nil)
 	m.SetSize(120, 40)
 	// The test reads the watch and hands its batch over: a reader of the
 	// pane's own would wait for the write after.

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync"
 	"sync/atomic"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -23,6 +25,45 @@ type Predicate func(map[string]any) (bool, error)
 type rule struct {
 	expr string
 	keep Predicate
+	// resources makes objects as kubectl is served them, as get --where
+	// and the browse level's :where see them.
+	resources *resources
+}
+
+// resources are the table makers of the resources a rule has judged
+// objects of, by kubectl's name, resolved once each (a custom resource's
+// CRD is read at the first event's revision): the reader of the watch and
+// the sweep judge at once.
+type resources struct {
+	resolve table.Resolver
+	mu      sync.Mutex
+	byName  map[string]*table.Resource // nil: a resource not known
+}
+
+// of is the table maker of key's resource, nil when it is not known or
+// cannot be resolved: its objects are then judged as stored.
+func (rs *resources) of(c common.Common, key string, rev int64) *table.Resource {
+	k := decode.ParseKey(key)
+	if !k.IsObject {
+		return nil
+	}
+	name := table.KubectlName(k)
+	rs.mu.Lock()
+	res, seen := rs.byName[name]
+	rs.mu.Unlock()
+	if seen {
+		return res
+	}
+	ctx, cancel := c.Context()
+	defer cancel()
+	res, err := rs.resolve(ctx, name, rev)
+	if err != nil {
+		return nil // not remembered: the next event tries again
+	}
+	rs.mu.Lock()
+	rs.byName[name] = res
+	rs.mu.Unlock()
+	return res
 }
 
 // verdict is what a rule made of one row.
@@ -80,7 +121,8 @@ func (m *Model) SetWhere(expr string, keep Predicate) tea.Cmd {
 		m.reindex()
 		return m.summariseVisible()
 	}
-	m.where = whereState{rule: &rule{expr: expr, keep: keep}, sweepAt: m.ring.Total()}
+	rs := &resources{resolve: m.resolve, byName: map[string]*table.Resource{}}
+	m.where = whereState{rule: &rule{expr: expr, keep: keep, resources: rs}, sweepAt: m.ring.Total()}
 	m.current.Store(m.where.rule)
 	m.reindex()
 	return m.sweep()
@@ -160,7 +202,7 @@ func (m *Model) onVerdicts(msg verdictsMsg) tea.Cmd {
 
 // judge evaluates the rule on the object of a change.
 func (rl *rule) judge(c common.Common, ch change) (verdict, error) {
-	obj, err := ch.subject(c)
+	obj, err := ch.subject(c, rl.resources)
 	if err != nil {
 		return failed, err
 	}
@@ -202,8 +244,9 @@ func changeOfEvent(ev etcdview.Event) change {
 }
 
 // subject is the object a :where judges a change by, as a JSON-shaped
-// map: the value after it, or the value before a DELETE.
-func (ch change) subject(c common.Common) (map[string]any, error) {
+// map: the value after it, or the value before a DELETE, as kubectl is
+// served it (as stored when its resource is not known).
+func (ch change) subject(c common.Common, rs *resources) (map[string]any, error) {
 	value, have, readAt, modRev := ch.newV, ch.haveNew, ch.rev, ch.rev
 	if ch.typ == etcdview.Deleted {
 		// The value before is read as of the revision before the delete.
@@ -221,6 +264,9 @@ func (ch change) subject(c common.Common) (map[string]any, error) {
 	o := c.Decoder.DecodeAt(ch.key, value, modRev)
 	if o.Object == nil {
 		return nil, fmt.Errorf("not an object: %s", o.Label())
+	}
+	if res := rs.of(c, ch.key, readAt); res != nil {
+		return res.ServedContentOf(c.Decoder, o, modRev)
 	}
 	return objectMap(c.Decoder, o)
 }

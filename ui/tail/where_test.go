@@ -129,7 +129,7 @@ func TestWhereCountsOnlyWhatTheRingHolds(t *testing.T) {
 // recent cache by reading them again from the source.
 func TestWhereSweepsRowsHeldBeforeIt(t *testing.T) {
 	src := uitest.New()
-	m := New(uitest.Common(src), 2000)
+	m := New(uitest.Common(src), 2000, nil)
 	m.SetSize(160, 12)
 	var b etcdview.Batch
 	for i := range recentValues + 100 {
@@ -157,5 +157,18 @@ func TestWhereJudgesEventsReadBeforeIt(t *testing.T) {
 	uitest.Drive(t, m.Update, func() tea.Msg { return BatchesMsg{Batches: []etcdview.Batch{whereEvents()}} })
 	if c := m.where.counts; c[kept] != 3 || c[hidden] != 1 || c[failed] != 1 || len(m.where.late) != 0 {
 		t.Errorf("counts %v, %d left to judge; want 3 kept, 1 hidden, 1 failed", c, len(m.where.late))
+	}
+}
+
+// TestWhereJudgesTheTailAsServed: the tail's :where sees an object as get
+// --where and the browse level's do, as kube-apiserver serves it: a pod
+// stored without a spec is defaulted on read (restartPolicy Always).
+func TestWhereJudgesTheTailAsServed(t *testing.T) {
+	m := newTail(100)
+	m.SetSize(160, 12)
+	m.Update(BatchesMsg{Batches: []etcdview.Batch{whereEvents()}})
+	setWhere(t, m, `object.spec.restartPolicy == "Always"`)
+	if got := m.View(); !strings.Contains(got, `4 shown, 0 hidden, 1 could not evaluate (last: shop/cfg: no such key: spec)`) {
+		t.Errorf("the pods, stored without a restartPolicy, are not judged as served:\n%s", got)
 	}
 }

@@ -88,7 +88,7 @@ func TestColumnsAreWhatGetPrintsForTheSameObjects(t *testing.T) {
 	m := openOn(t, src, Options{}, false)
 	m.drive(m.GoTo("/registry/pods/default/"))
 	m.SetSize(200, 20)
-	res, _ := BuiltinResolver(context.Background(), "pods", 0)
+	res, _ := table.BuiltinResolver(context.Background(), "pods", 0)
 	for _, name := range []string{"web-0", "web-1"} {
 		kv, err := src.Get(context.Background(), "/registry/pods/default/"+name, 0)
 		if err != nil {

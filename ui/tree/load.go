@@ -117,7 +117,7 @@ type PageMsg struct {
 
 // loadPath reads every level from root down to prefix, so a jump to
 // /registry/pods/default/ shows the counts on the way.
-func loadPath(c common.Common, resolve Resolver, gen int, root, path string, rev int64, selected string) tea.Cmd {
+func loadPath(c common.Common, resolve table.Resolver, gen int, root, path string, rev int64, selected string) tea.Cmd {
 	return func() tea.Msg {
 		msg := LevelsMsg{gen: gen, selected: selected}
 		var parent []etcdview.Child
@@ -144,7 +144,7 @@ func loadPath(c common.Common, resolve Resolver, gen int, root, path string, rev
 
 // loadOne reads one level below an open one, or, with reload, the open
 // level again; resolve (nil on a reload) finds its resource.
-func loadOne(c common.Common, resolve Resolver, gen int, prefix string, count, rev int64, tryList, reload bool) tea.Cmd {
+func loadOne(c common.Common, resolve table.Resolver, gen int, prefix string, count, rev int64, tryList, reload bool) tea.Cmd {
 	return func() tea.Msg {
 		start := time.Now()
 		l, err := loadLevel(c, prefix, count, rev, tryList)
@@ -185,7 +185,7 @@ func loadLevel(c common.Common, prefix string, count, rev int64, tryList bool) (
 
 // resolveOpen finds the resource of the level about to open, when it is a
 // leaf level of objects.
-func resolveOpen(c common.Common, resolve Resolver, ld *loaded) {
+func resolveOpen(c common.Common, resolve table.Resolver, ld *loaded) {
 	if resolve == nil {
 		return
 	}

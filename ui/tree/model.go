@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"k8s.io/utils/lru"
@@ -57,8 +58,8 @@ func (l *level) child(i int) etcdview.Child {
 // Options are what the pane needs beyond Common.
 type Options struct {
 	// Resolve finds the resource of a leaf level, for its columns; nil
-	// is BuiltinResolver.
-	Resolve Resolver
+	// is table.BuiltinResolver.
+	Resolve table.Resolver
 	// Now is the clock AGE counts to at the head; nil is time.Now.
 	Now func() time.Time
 }
@@ -105,7 +106,7 @@ type previewMsg struct{ gen int }
 // New is a tree rooted at Root.
 func New(c common.Common, opts Options) *Model {
 	if opts.Resolve == nil {
-		opts.Resolve = BuiltinResolver
+		opts.Resolve = table.BuiltinResolver
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

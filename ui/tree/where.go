@@ -127,11 +127,7 @@ func evaluate(dec decode.Decoder, res *table.Resource, keep Predicate, kv etcdvi
 	if o.Object == nil {
 		return false, fmt.Errorf("%s", o.Label())
 	}
-	tobj, err := res.Object(o.Object, kv.ModRevision)
-	if err != nil {
-		return false, err
-	}
-	content, err := tobj.ServedContent(dec)
+	content, err := res.ServedContentOf(dec, o, kv.ModRevision)
 	if err != nil {
 		return false, err
 	}
