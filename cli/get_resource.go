@@ -17,8 +17,7 @@ import (
 // back pinned to the revision the definitions were read at, so that its
 // objects are read as of the same one as the printer columns.
 func resolveResource(ctx context.Context, src etcdview.Source, dec decode.Decoder, name string, rev int64) (*table.Resource, int64, error) {
-	if res, ok := decode.LookupResource(name); ok {
-		r, err := table.Builtin(res)
+	if r, err := table.BuiltinResolver(ctx, name, rev); r != nil || err != nil {
 		return r, rev, err
 	}
 	crds, rev, err := readCRDs(ctx, src, dec, rev)
