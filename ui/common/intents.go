@@ -18,8 +18,12 @@ type OpenHistoryMsg struct {
 	Rev int64
 }
 
-// TailPrefixMsg asks the tail to show only keys below Prefix ("" for all).
-type TailPrefixMsg struct{ Prefix string }
+// TailPrefixMsg asks the tail to show only keys below Prefix ("" for all),
+// or, when Exact, the one key Prefix.
+type TailPrefixMsg struct {
+	Prefix string
+	Exact  bool
+}
 
 // FlashMsg puts a message in the flash line.
 type FlashMsg struct {

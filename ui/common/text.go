@@ -1,11 +1,13 @@
 package common
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/dustin/go-humanize/english"
 	"github.com/etcdscope/etcdscope/decode"
 )
 
@@ -125,4 +127,9 @@ func expandTabs(s string) string {
 		col += pad
 		s = rest
 	}
+}
+
+// Count is n and noun, singular for one: "1 key", "3 keys".
+func Count[N ~int | ~int64 | ~uint64](n N, noun string) string {
+	return fmt.Sprintf("%d %s", n, english.PluralWord(int(n), noun, ""))
 }

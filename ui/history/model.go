@@ -322,12 +322,12 @@ func (m *Model) View() string {
 // titleStatus says what the list holds, what is left unread first: a
 // narrow title cuts its end.
 func (m *Model) titleStatus() string {
-	held := fmt.Sprintf("%d revisions retained, store at %d", len(m.h.Entries), m.h.Revision)
+	held := fmt.Sprintf("%s retained, store at %d", common.Count(len(m.h.Entries), "revision"), m.h.Revision)
 	switch {
 	case len(m.h.Entries) == 0:
 		held = fmt.Sprintf("does not exist at revision %d", m.h.Revision)
 	case !m.h.Complete():
-		held = fmt.Sprintf("%d revisions of the current incarnation, store at %d", len(m.h.Entries), m.h.Revision)
+		held = fmt.Sprintf("%s of the current incarnation, store at %d", common.Count(len(m.h.Entries), "revision"), m.h.Revision)
 	}
 	if status := m.earlierStatus(); status != "" {
 		return status + " · " + held

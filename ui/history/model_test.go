@@ -145,7 +145,7 @@ func TestEarlierIncarnationsLoadOnTheKeyWithProgress(t *testing.T) {
 	m, live := recreated()
 	uitest.Drive(t, m.Update, m.Open("/registry/pods/default/web-0", 0))
 	got := m.View()
-	for _, want := range []string{"an earlier incarnation existed at revision 12: E reads it", "1 revisions of the current incarnation, store at 15", "15        1"} {
+	for _, want := range []string{"an earlier incarnation existed at revision 12: E reads it", "1 revision of the current incarnation, store at 15", "15        1"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("before E: no %q in\n%s", want, got)
 		}

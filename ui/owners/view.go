@@ -26,7 +26,7 @@ func (m *Model) View() string {
 		status := fmt.Sprintf("reading every object for their ownerReferences… %d values read (esc stops)", m.read.Load())
 		return common.FillHeight([]string{common.Fit(title, m.width), s.Faint.Render(status)}, m.height)
 	}
-	status := fmt.Sprintf("  at revision %d · %d rows", m.readRev, len(m.rows))
+	status := fmt.Sprintf("  at revision %d · %s", m.readRev, common.Count(len(m.rows), "row"))
 	nameW := min(m.nameW, max(m.width/2, 20))
 	head := fmt.Sprintf("%s  %-16s %9s  %-16s  %s", common.Pad("NAME", nameW), "NAMESPACE", "REVISION", "CREATED", "STATE")
 	return common.Fit(title+s.Faint.Render(status), m.width) + "\n" +

@@ -58,7 +58,7 @@ func (m *Model) title(n *space.Node) string {
 	}
 	r := m.report
 	_, ofAll := space.Share(n, space.ByBytes, nil, false)
-	line := fmt.Sprintf("  %s  %d keys, %s (%s of %s)  revision %d  sorted by %s", n.Path, n.Keys, humanize.IBytes(uint64(n.Bytes)),
+	line := fmt.Sprintf("  %s  %s, %s (%s of %s)  revision %d  sorted by %s", n.Path, common.Count(n.Keys, "key"), humanize.IBytes(uint64(n.Bytes)),
 		percent(ofAll), r.Root.Path, r.Revision, sortedBy(m.by, r.History))
 	return common.Fit(s.Title.Render("space")+common.Render(s.Faint, line), m.width)
 }

@@ -59,6 +59,7 @@ type Model struct {
 	ended  bool
 
 	scope     string   // only keys below this prefix; "" for all
+	exact     bool     // scope is one key, not a prefix
 	tokens    []string // filter words, each a substring of key or type
 	filter    string
 	index     []uint64 // seqs of the rows shown when scope or filter is set
@@ -66,7 +67,10 @@ type Model struct {
 	follow    bool
 	pausedAt  uint64 // the ring's total when following stopped
 	filtering bool
-	input     textinput.Model
+	// unfiltered is the filter as it was when / was pressed: esc puts it
+	// back.
+	unfiltered string
+	input      textinput.Model
 
 	summarising bool
 	detail      *detail
@@ -201,7 +205,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.detail.cursor.Clamp(len(msg.lines))
 		}
 	case common.TailPrefixMsg:
-		m.scope = msg.Prefix
+		m.scope, m.exact = msg.Prefix, msg.Exact
 		m.reindex()
 	case tea.KeyMsg:
 		return m.onKey(msg)
@@ -291,7 +295,7 @@ func (m *Model) matches(r *Row) bool {
 	if r.Type == "" {
 		return true // notes show through every filter
 	}
-	if m.scope != "" && !strings.HasPrefix(r.Key, m.scope) {
+	if m.scope != "" && (m.exact && r.Key != m.scope || !strings.HasPrefix(r.Key, m.scope)) {
 		return false
 	}
 	if m.where.rule != nil && r.verdict != kept {
@@ -367,14 +371,15 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.clamp()
 		return m.summariseVisible()
 	case key.Matches(msg, m.keys.Filter):
-		m.filtering = true
-		m.input.SetValue(m.filter)
-		m.input.CursorEnd()
+		// A fresh filter, as k9s starts one: typing after the old words
+		// would only narrow them.
+		m.filtering, m.unfiltered = true, m.filter
+		m.input.SetValue("")
 		m.cursor.Height = m.listHeight()
 		return m.input.Focus()
 	case key.Matches(msg, m.keys.Back):
 		if m.narrowed() {
-			m.filter, m.scope = "", ""
+			m.filter, m.scope, m.exact = "", "", false
 			return m.SetWhere("", nil)
 		}
 	case key.Matches(msg, m.keys.Diff):
@@ -392,8 +397,9 @@ func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
 	case tea.KeyEnter, tea.KeyEsc:
 		m.filtering = false
 		m.input.Blur()
+		m.filter = m.input.Value()
 		if msg.Type == tea.KeyEsc {
-			m.filter = ""
+			m.filter = m.unfiltered
 		}
 		m.reindex()
 		return m.summariseVisible()

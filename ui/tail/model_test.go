@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 	"github.com/muesli/termenv"
 )
@@ -121,5 +122,49 @@ func TestEnterShowsTheDiffOfTheRow(t *testing.T) {
 	uitest.Press(t, m.Update, "esc")
 	if m.detail != nil {
 		t.Error("esc did not close the diff")
+	}
+}
+
+// TestSlashStartsAFreshFilterAndEscPutsTheOldBack: / clears the words typed
+// before, as k9s' filter does, instead of typing after them; esc cancels
+// the new filter and keeps the old one.
+func TestSlashStartsAFreshFilterAndEscPutsTheOldBack(t *testing.T) {
+	m := newTail(100)
+	m.Update(batch(1, 10))
+	uitest.Press(t, m.Update, "/")
+	uitest.Type(t, m.Update, "ns-1")
+	uitest.Press(t, m.Update, "enter", "/")
+	if got := m.input.Value(); got != "" {
+		t.Fatalf("/ over the filter ns-1 starts with %q in the field, want it empty", got)
+	}
+	uitest.Type(t, m.Update, "p-4")
+	uitest.Press(t, m.Update, "enter")
+	if m.filter != "p-4" || m.n() != 1 {
+		t.Errorf("the second filter is %q with %d rows, want p-4 alone with 1 row", m.filter, m.n())
+	}
+	uitest.Press(t, m.Update, "/")
+	uitest.Type(t, m.Update, "ns-0")
+	uitest.Press(t, m.Update, "esc")
+	if got := m.View(); m.filter != "p-4" || !strings.Contains(got, `filter "p-4"`) || m.n() != 1 {
+		t.Errorf("esc on a new filter did not put p-4 back: filter %q, %d rows\n%s", m.filter, m.n(), got)
+	}
+	uitest.Press(t, m.Update, "/", "enter")
+	if m.filter != "" || m.n() != 10 {
+		t.Errorf("an empty filter entered left %q, %d rows", m.filter, m.n())
+	}
+}
+
+// TestAKeyScopeIsThatKeyAlone: the tail of one key (t on a key row) does
+// not show the keys that merely start with it.
+func TestAKeyScopeIsThatKeyAlone(t *testing.T) {
+	m := newTail(100)
+	m.Update(batch(1, 20))
+	m.Update(common.TailPrefixMsg{Prefix: "/registry/pods/ns-1/p-1", Exact: true})
+	if got := m.View(); m.n() != 1 || !strings.Contains(got, "key /registry/pods/ns-1/p-1 ") {
+		t.Errorf("the tail of p-1 shows %d rows\n%s", m.n(), got)
+	}
+	m.Update(common.TailPrefixMsg{Prefix: "/registry/pods/ns-1/p-1"})
+	if m.n() != 6 { // p-1, p-11, p-13, …, p-19
+		t.Errorf("the tail of the prefix p-1 shows %d rows, want 6", m.n())
 	}
 }

@@ -39,7 +39,10 @@ func (m *Model) View() string {
 // narrowing is the line that says what hides rows, and how many it hides.
 func (m *Model) narrowing() string {
 	var parts []string
-	if m.scope != "" {
+	switch {
+	case m.exact:
+		parts = append(parts, "key "+m.scope)
+	case m.scope != "":
 		parts = append(parts, "scope "+m.scope)
 	}
 	if m.filter != "" {
@@ -55,7 +58,7 @@ func (m *Model) narrowing() string {
 		}
 		parts = append(parts, where)
 	}
-	return strings.Join(append(parts, fmt.Sprintf("(%d rows, esc clears)", m.n())), "  ")
+	return strings.Join(append(parts, "("+common.Count(m.n(), "row")+", esc clears)"), "  ")
 }
 
 func orAll(p string) string {
@@ -75,7 +78,7 @@ func (m *Model) status() string {
 	if m.ended {
 		mode = s.Deleted.Render("watch ended")
 	}
-	return fmt.Sprintf("%s  %s  %d events, %d kept of %d, %d dropped", common.Render(s.Title, "tail "+orAll(m.scope)), mode, b.Total(), b.Len(), b.Cap(), b.Dropped())
+	return fmt.Sprintf("%s  %s  %s, %d kept of %d, %d dropped", common.Render(s.Title, "tail "+orAll(m.scope)), mode, common.Count(b.Total(), "event"), b.Len(), b.Cap(), b.Dropped())
 }
 
 func (m *Model) detailView() string {

@@ -137,6 +137,9 @@ func (m *Model) judge(r *Row, v verdict, err error) {
 }
 
 func rowName(r *Row) string {
+	if r.Name == "" {
+		return r.Key // a singleton (/registry/ranges/serviceips) has no name
+	}
 	if r.Namespace != "" {
 		return r.Namespace + "/" + r.Name
 	}

@@ -172,3 +172,18 @@ func TestWhereJudgesTheTailAsServed(t *testing.T) {
 		t.Errorf("the pods, stored without a restartPolicy, are not judged as served:\n%s", got)
 	}
 }
+
+// TestWhereNamesTheKeyOfANamelessObject: a singleton, such as the service
+// IP range allocator's, has no namespace or name; the failure is named by
+// its key, not by an empty name.
+func TestWhereNamesTheKeyOfANamelessObject(t *testing.T) {
+	m := newTail(100)
+	m.SetSize(200, 12)
+	rng := etcdview.KV{Key: "/registry/ranges/serviceips", ModRevision: 2,
+		Value: []byte(`{"apiVersion":"v1","kind":"RangeAllocation","metadata":{},"range":"10.96.0.0/12"}`)}
+	m.Update(BatchesMsg{Batches: []etcdview.Batch{{Revision: 2, Events: []etcdview.Event{{Type: etcdview.Modified, KV: rng, Prev: &rng}}}}})
+	setWhere(t, m, `object.metadata.namespace == "lab"`)
+	if got := m.View(); !strings.Contains(got, "(last: /registry/ranges/serviceips: no such key: namespace)") {
+		t.Errorf("the failure of the range allocator is not named by its key:\n%s", got)
+	}
+}

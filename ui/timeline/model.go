@@ -294,7 +294,7 @@ func (m *Model) windowLines() (string, string) {
 	if m.asked.Prefix != "" {
 		below = m.asked.Prefix
 	}
-	top := common.Render(s.Title, w.Span()) + common.Text(fmt.Sprintf(" of %s (head %d) · %d changes · %s → %s", below, w.Head, w.Events, w.Times.At(w.From), w.Times.At(w.To))) +
+	top := common.Render(s.Title, w.Span()) + common.Text(fmt.Sprintf(" of %s (head %d) · %s · %s → %s", below, w.Head, common.Count(w.Events, "change"), w.Times.At(w.From), w.Times.At(w.To))) +
 		common.Render(s.Faint, " (estimated from the times objects record)")
 	var notes []string
 	if w.CompactedAt != 0 {

@@ -39,6 +39,10 @@ type level struct {
 	filter      string
 	matches     []int // indexes of children matching filter, best first; nil without a filter
 	loadingPage bool
+	// chosen says the cursor is where the user, or a jump to a key, put
+	// it: a reload keeps it on that entry. Until then it stays on the
+	// first row, however the level grows above it.
+	chosen bool
 }
 
 func (l *level) rows() int {
@@ -95,9 +99,12 @@ type Model struct {
 	filtering     bool
 	input         textinput.Model
 
-	previewGen  int
-	previewed   string
-	previewStop bool // a jump selected the key itself; no preview needed
+	previewGen int
+	previewed  string
+	// absent is the key a jump asked for that the level has no row for (a
+	// deleted object, opened with :key): h reads its history, and the
+	// object pane keeps showing it, until the cursor moves.
+	absent string
 }
 
 // previewMsg fires previewDelay after the cursor last moved.
@@ -156,6 +163,19 @@ func (m *Model) Selected() (etcdview.Child, bool) {
 		return etcdview.Child{}, false
 	}
 	return l.child(l.cursor.Pos), true
+}
+
+// SelectedKey is the key under the cursor, or the one a jump asked for
+// that has no row (a deleted object) while the cursor has not moved; ""
+// on a directory.
+func (m *Model) SelectedKey() string {
+	if m.absent != "" {
+		return m.absent
+	}
+	if ch, ok := m.Selected(); ok && !ch.Dir {
+		return ch.Prefix
+	}
+	return ""
 }
 
 // Moving says a GoTo is under way: Selected is still the entry before it.
@@ -228,7 +248,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return m.key(msg)
 	case tea.MouseMsg:
 		if l := m.top(); l != nil && l.cursor.Move(m.keys.NavKeyMap, msg, l.rows()) {
-			return m.moved()
+			return m.chose(l)
 		}
 	}
 	return nil
@@ -259,10 +279,12 @@ func (m *Model) onLevels(msg LevelsMsg) tea.Cmd {
 		m.levels = append(m.levels, l)
 	}
 	l := m.top()
+	m.absent = ""
 	if msg.selected != "" {
+		m.absent = msg.selected
 		for i, ch := range l.children {
 			if ch.Prefix == msg.selected {
-				l.cursor.Pos = i
+				l.cursor.Pos, l.chosen, m.absent = i, true, ""
 			}
 		}
 		m.previewed = msg.selected
@@ -314,7 +336,7 @@ func (m *Model) onReload(msg LevelsMsg) tea.Cmd {
 	l.where = nil // its rows were of the level read before
 	l.loaded = ld
 	m.applyFilter(l)
-	if hadSelection {
+	if hadSelection && l.chosen {
 		for i := range l.rows() {
 			if l.child(i).Prefix == selected.Prefix {
 				l.cursor.Pos = i
@@ -353,7 +375,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	if l.cursor.Move(m.keys.NavKeyMap, msg, l.rows()) {
-		return m.moved()
+		return m.chose(l)
 	}
 	switch {
 	case key.Matches(msg, m.keys.Open):
@@ -367,12 +389,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.SetSize(m.width, m.height)
 		return m.input.Focus()
 	case key.Matches(msg, m.keys.History):
-		if ch, ok := m.Selected(); ok && !ch.Dir {
-			return common.Send(common.OpenHistoryMsg{Key: ch.Prefix})
+		if k := m.SelectedKey(); k != "" {
+			return common.Send(common.OpenHistoryMsg{Key: k})
 		}
 		return common.Flash("history needs a key: put the cursor on an object")
 	case key.Matches(msg, m.keys.Tail):
-		return common.Send(common.TailPrefixMsg{Prefix: l.prefix})
+		return m.tail(l)
 	case key.Matches(msg, m.keys.Reload):
 		return m.Reload()
 	case key.Matches(msg, m.keys.Wide):
@@ -432,11 +454,30 @@ func (m *Model) back() tea.Cmd {
 	}
 	if len(m.levels) > 1 {
 		m.gen++ // a level still loading is no longer wanted
-		m.loading = false
+		m.loading, m.absent = false, ""
 		m.levels = m.levels[:len(m.levels)-1]
 		return tea.Batch(m.moved(), m.countMore())
 	}
 	return nil
+}
+
+// chose follows a move of the cursor by the user: the level keeps the
+// entry now under it, and a key a jump did not find is left behind.
+func (m *Model) chose(l *level) tea.Cmd {
+	l.chosen, m.absent = true, ""
+	return m.moved()
+}
+
+// tail tails what the cursor is on: a directory's prefix, or one key;
+// with no row, the level.
+func (m *Model) tail(l *level) tea.Cmd {
+	if k := m.SelectedKey(); k != "" {
+		return common.Send(common.TailPrefixMsg{Prefix: k, Exact: true})
+	}
+	if ch, ok := m.Selected(); ok {
+		return common.Send(common.TailPrefixMsg{Prefix: ch.Prefix})
+	}
+	return common.Send(common.TailPrefixMsg{Prefix: l.prefix})
 }
 
 // moved follows a cursor move: the next page when near the end of a paged
@@ -456,7 +497,7 @@ func (m *Model) moved() tea.Cmd {
 
 func (m *Model) preview() tea.Cmd {
 	ch, ok := m.Selected()
-	if !ok || ch.Dir || ch.Prefix == m.previewed {
+	if !ok || ch.Dir || ch.Prefix == m.previewed || m.absent != "" {
 		return nil
 	}
 	m.previewed = ch.Prefix

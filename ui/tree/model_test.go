@@ -68,7 +68,7 @@ func TestKeyIntents(t *testing.T) {
 	m.press("h", "t", "enter")
 	want := []tea.Msg{
 		common.OpenHistoryMsg{Key: "/registry/pods/default/web-0"},
-		common.TailPrefixMsg{Prefix: "/registry/pods/default/"},
+		common.TailPrefixMsg{Prefix: "/registry/pods/default/web-0", Exact: true},
 		common.OpenObjectMsg{Key: "/registry/pods/default/web-0", Focus: true},
 	}
 	if fmt.Sprint(m.msgs) != fmt.Sprint(want) {
@@ -400,4 +400,62 @@ type failingCount struct{ *uitest.Source }
 
 func (failingCount) Count(context.Context, string, int64) (int64, error) {
 	return 0, errors.New("etcdserver: request timed out")
+}
+
+// TestTailOfADirectoryRowIsItsPrefix: t on the kube-system/ row of
+// /registry/pods/ tails /registry/pods/kube-system/, not the level.
+func TestTailOfADirectoryRowIsItsPrefix(t *testing.T) {
+	m := open(t, uitest.Fixture())
+	m.drive(m.GoTo("/registry/pods/"))
+	m.press("j", "t")
+	if ch, _ := m.Selected(); ch.Name != "kube-system/" {
+		t.Fatalf("the cursor is on %q, want kube-system/", ch.Name)
+	}
+	want := common.TailPrefixMsg{Prefix: "/registry/pods/kube-system/"}
+	if got := m.msgs[len(m.msgs)-1]; got != want {
+		t.Errorf("t on kube-system/ sent %v, want %v", got, want)
+	}
+}
+
+// TestCursorStaysOnTheFirstRowWhileTheLevelGrows: a level that gains an
+// entry above the first row while the user has not moved (the bundled
+// control plane writes its first apiextensions.k8s.io key after the tree
+// showed) keeps the cursor on the first row; once moved, the cursor
+// follows its entry.
+func TestCursorStaysOnTheFirstRowWhileTheLevelGrows(t *testing.T) {
+	src := uitest.Fixture()
+	m := open(t, src)
+	if ch, _ := m.Selected(); ch.Name != "configmaps/" {
+		t.Fatalf("the cursor starts on %q, want the first row, configmaps/", ch.Name)
+	}
+	src.Put("/registry/apiextensions.k8s.io/customresourcedefinitions/carts.shop.example.com", []byte("{}"))
+	m.drive(m.Reload())
+	if ch, _ := m.Selected(); m.top().cursor.Pos != 0 || ch.Name != "apiextensions.k8s.io/" {
+		t.Errorf("after the level grew above it, the untouched cursor is on row %d, %q", m.top().cursor.Pos+1, ch.Name)
+	}
+	m.press("j")
+	src.Put("/registry/apiregistration.k8s.io/apiservices/v1.", []byte("{}"))
+	m.drive(m.Reload())
+	if ch, _ := m.Selected(); ch.Name != "configmaps/" {
+		t.Errorf("after a move and a reload, the cursor is on %q, want configmaps/ still", ch.Name)
+	}
+}
+
+// TestHistoryOfADeletedKeyOpenedByName: :key of a key deleted since opens
+// its parent level, which has no row for it; h reads that key's history
+// until the cursor moves.
+func TestHistoryOfADeletedKeyOpenedByName(t *testing.T) {
+	src := uitest.Fixture()
+	src.Delete("/registry/pods/default/web-0")
+	m := open(t, src)
+	m.drive(m.GoTo("/registry/pods/default/web-0"))
+	m.press("h")
+	want := common.OpenHistoryMsg{Key: "/registry/pods/default/web-0"}
+	if got := m.msgs[len(m.msgs)-1]; got != want {
+		t.Errorf("h after :key of the deleted web-0 sent %v, want %v", got, want)
+	}
+	m.press("j", "h")
+	if got := m.msgs[len(m.msgs)-1]; got != (common.OpenHistoryMsg{Key: "/registry/pods/default/web-1"}) {
+		t.Errorf("h after a move sent %v, want the history of the row, web-1", got)
+	}
 }

@@ -49,7 +49,7 @@ func (m *Model) sizeNote(l *level) string {
 	var size, notes []string
 	switch {
 	case l.uncounted == 0:
-		size = append(size, fmt.Sprintf("%d keys", l.count))
+		size = append(size, common.Count(l.count, "key"))
 	case l.count > 0:
 		size = append(size, fmt.Sprintf("%d+ keys", l.count))
 	}
