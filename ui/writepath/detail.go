@@ -209,14 +209,24 @@ func (m *Model) storage(w Write) string {
 	return strings.Join(append(steps, outcome), " → ")
 }
 
-// watchers are the components that received the write's revision.
+// watchers are the components that received the write's revision. Only
+// the demo's components report what their informers receive, each for the
+// resources it watches, so a write none reacted to is waiting for them only
+// while none has received a later revision; past that, or older than the
+// reactions kept, nothing more is known of it.
 func (m *Model) watchers(w Write) []string {
 	if w.Revision == 0 {
 		return nil
 	}
 	rs := m.reactions[w.Revision]
-	if len(rs) == 0 {
-		return []string{m.stage("watchers", m.common.Styles.Faint.Render(fmt.Sprintf("none has received revision %d yet", w.Revision)))}
+	faint := m.common.Styles.Faint
+	switch {
+	case len(rs) == 0 && len(m.revs) > 0 && w.Revision < m.revs[0]:
+		return nil
+	case len(rs) == 0 && m.reached > w.Revision:
+		return []string{m.stage("watchers", faint.Render(fmt.Sprintf("no reporting watcher reacted to it; they are at revision %d", m.reached)))}
+	case len(rs) == 0:
+		return []string{m.stage("watchers", faint.Render(fmt.Sprintf("none has received revision %d yet", w.Revision)))}
 	}
 	var names []string
 	seen := map[string]bool{}

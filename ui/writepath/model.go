@@ -112,10 +112,13 @@ type Model struct {
 	writes    []Write // newest first
 	reactions map[int64][]Reaction
 	revs      []int64 // the revisions in reactions, oldest first
-	members   []Member
-	total     uint64
-	paused    bool
-	cursor    common.Cursor
+	// reached is the newest revision any watcher received, past which a
+	// write no watcher reacted to is not merely waiting for one.
+	reached int64
+	members []Member
+	total   uint64
+	paused  bool
+	cursor  common.Cursor
 
 	width, height int
 	focused       bool
@@ -241,6 +244,7 @@ func (m *Model) addWrites(ws []Write) {
 
 func (m *Model) addReactions(rs []Reaction) {
 	for _, r := range rs {
+		m.reached = max(m.reached, r.Revision)
 		if _, ok := m.reactions[r.Revision]; !ok {
 			m.revs = append(m.revs, r.Revision)
 		}
@@ -369,7 +373,7 @@ func (m *Model) membersLine() string {
 	for _, mb := range m.members {
 		lead = max(lead, mb.Applied)
 	}
-	parts := []string{s.Title.Render("write path") + fmt.Sprintf(" · %d writes", m.total)}
+	parts := []string{s.Title.Render("write path") + " · " + common.Count(m.total, "write")}
 	if m.paused {
 		parts = append(parts, s.Note.Render("paused"))
 	}

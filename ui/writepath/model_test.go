@@ -271,3 +271,24 @@ func TestLongAdmissionListsLeaveTheOutcomeInView(t *testing.T) {
 	mustShow(t, got, "with 32 plugins that changed the object, the pane",
 		"example.com/policy-1, …", "validating: 2 ran", "committed at revision 121", "revision 121 reached csi-provisioner")
 }
+
+// TestWatchersSayWaitingOnlyWhileTheyAre: a write no watcher has reacted to
+// waits for them only until they have received a later revision; one
+// older than every reaction kept says nothing of its watchers.
+func TestWatchersSayWaitingOnlyWhileTheyAre(t *testing.T) {
+	m := open()
+	m.Update(ReactionsMsg{Reactions: []Reaction{{Revision: 100, Component: "kube-proxy"}}})
+	m.Update(WritesMsg{Writes: []Write{write("old", 90), write("lease", 120)}})
+	mustShow(t, m.View(), "a fresh write", "watchers        none has received revision 120 yet")
+
+	m.Update(ReactionsMsg{Reactions: []Reaction{{Revision: 125, Component: "coredns"}}})
+	got := m.View()
+	mustShow(t, got, "a write the watchers have passed", "watchers        no reporting watcher reacted to it; they are at revision 125")
+	if strings.Contains(got, "none has received") {
+		t.Errorf("a write the watchers passed still waits for them:\n%s", got)
+	}
+	m.Update(uitest.Key("j"))
+	if got := m.View(); strings.Contains(got, "watchers ") {
+		t.Errorf("a write older than every reaction kept has a watchers row:\n%s", got)
+	}
+}
