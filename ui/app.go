@@ -71,7 +71,8 @@ type Options struct {
 	// columns; nil knows the built-in resources only (cli passes one that
 	// reads CRDs too).
 	Resolve table.Resolver
-	// Now is the clock the tree's AGE counts to; nil is time.Now.
+	// Now is the UI's clock: the tree's AGE counts to it, the header's
+	// event rate is measured on it; nil is time.Now.
 	Now func() time.Time
 	// Rev opens the explorer as of this revision, as :rev does; 0 is the
 	// newest.
@@ -139,9 +140,7 @@ type Model struct {
 	helpShown  bool // the help screen is up
 	help       help.Model
 
-	rate      float64
-	lastTotal uint64
-	lastAt    time.Time
+	rate rateMeter
 	// treeSeen is the tail's event count when the tree last reloaded.
 	treeSeen uint64
 
@@ -242,16 +241,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case common.OpenObjectMsg:
-		rev := msg.Rev
-		if rev == 0 {
-			rev = m.rev
-		}
-		if msg.Focus {
-			m.screen, m.objectFocus, m.ownersShown = Browse, true, false
-			m.focus()
-			return m, tea.Batch(m.tree.SetWide(false), m.object.Open(msg.Key, rev))
-		}
-		return m, m.object.Open(msg.Key, rev)
+		return m, m.openObject(msg)
 	case tree.WideMsg:
 		m.layout()
 		return m, nil
@@ -284,13 +274,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case revCheckedMsg:
 		return m, m.onRev(msg)
 	case cluster.StatusMsg:
-		m.measureRate(msg.At)
+		m.rate.observe(m.now(), m.tail.Ring().Total())
 		m.space.SetStatus(msg.Cluster, msg.Err, msg.At)
 		return m, tea.Batch(m.autoReload(msg.At), m.broadcast(msg))
 	case tail.BatchesMsg:
 		// The space screen's live rates come from the tail's watch: the
 		// same batches, no second watch on etcd.
 		m.space.Observe(msg.Batches, time.Now())
+		cmd := m.broadcast(msg)
+		m.rate.observe(m.now(), m.tail.Ring().Total())
+		return m, cmd
 	}
 	return m, m.broadcast(msg)
 }
@@ -371,6 +364,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.objectFocus = false
 		m.focus()
 		return nil
+	case m.screen == Browse && !m.objectFocus:
+		if cmd, ok := m.objectView(msg); ok {
+			return cmd
+		}
 	}
 	return m.active().Update(msg)
 }
@@ -461,16 +458,11 @@ func (m *Model) autoReload(now time.Time) tea.Cmd {
 	return m.tree.Reload()
 }
 
-// measureRate turns the growth of the tail between two status readings
-// into events per second for the header.
-func (m *Model) measureRate(at time.Time) {
-	total := m.tail.Ring().Total()
-	if !m.lastAt.IsZero() {
-		if d := at.Sub(m.lastAt).Seconds(); d > 0 {
-			m.rate = float64(total-m.lastTotal) / d
-		}
+func (m *Model) now() time.Time {
+	if m.opts.Now != nil {
+		return m.opts.Now()
 	}
-	m.lastTotal, m.lastAt = total, at
+	return time.Now()
 }
 
 func (m *Model) onRev(msg revCheckedMsg) tea.Cmd {

@@ -65,8 +65,9 @@ func TestOwnersNodeOpensInTheObjectPane(t *testing.T) {
 	waitScreen(t, tm, "owners of /registry/pods/default/web-1", "└─ ReplicaSet/web-7d9c")
 	typeText(tm, "g")
 	press(tm, tea.KeyEnter)
-	// The object pane has the Deployment, the tree beside it again.
-	waitScreen(t, tm, "kind: Deployment", "uid: 5e1d0c5a-0000-4000-8000-000000000001", "> web-1")
+	// The object pane has the Deployment, the tree beside it again, on the
+	// Deployment's level with its key selected.
+	waitScreen(t, tm, "kind: Deployment", "uid: 5e1d0c5a-0000-4000-8000-000000000001", "/registry/deployments/default/", "> web ")
 	view := finalView(t, tm)
 	if strings.Contains(view, "owners of") {
 		t.Errorf("the owners pane is still up:\n%s", view)

@@ -129,7 +129,7 @@ func (m *Model) headerStatus() string {
 	if r.Dropped() > 0 {
 		dropped = s.Modified.Render(dropped)
 	}
-	line := fmt.Sprintf("%s · %.1f ev/s · tail %d/%d kept, %s", health, m.rate, r.Len(), r.Cap(), dropped)
+	line := fmt.Sprintf("%s · %.1f ev/s · tail %d/%d kept, %s", health, m.rate.rate(), r.Len(), r.Cap(), dropped)
 	if m.opts.ControlPlaneReady != nil {
 		cp := s.Faint.Render("control plane starting…")
 		if m.controlPlaneReady {

@@ -77,8 +77,9 @@ func New(c common.Common) *Model {
 // Open reads key as of rev (0: newest) and shows it.
 func (m *Model) Open(key string, rev int64) tea.Cmd {
 	if key != m.key {
+		// Folds are of one object's sections: the next opens unfolded.
 		m.cursor = common.Cursor{Height: m.cursor.Height}
-		m.showSecrets = false
+		m.showSecrets, m.folded = false, map[string]bool{}
 	}
 	m.key, m.rev = key, rev
 	m.gen++
