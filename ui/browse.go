@@ -62,7 +62,10 @@ func (m *Model) objectView(msg tea.KeyMsg) (cmd tea.Cmd, ok bool) {
 		}
 		// While the tree moves to a key, its selection is the old one;
 		// the object pane already has the key.
-		if m.tree.SelectedKey() == "" && !m.tree.Moving() {
+		switch {
+		case m.tree.Wide():
+			return m.setFlash(v.what+" in the object pane: w brings it back", true), true
+		case m.tree.SelectedKey() == "" && !m.tree.Moving():
 			return m.setFlash(v.what+": select a key, not a directory", true), true
 		}
 		return m.object.Update(msg), true

@@ -63,7 +63,9 @@ func TestObjectKeysInTheTreeActOnTheSelectedKey(t *testing.T) {
 	commandLine(t, m, "key /registry/secrets/default/db-password")
 	uitest.Press(t, updateOf(m), "x")
 	mustShow(t, m, "x in the tree on the Secret", "rev 6  yaml  secret", "password: aHVudGVyMg==")
-	uitest.Press(t, updateOf(m), "esc", "b")
+	uitest.Press(t, updateOf(m), "w", "o")
+	mustShow(t, m, "o in the wide table", "✗ o shows an object as JSON in the object pane: w brings it back")
+	uitest.Press(t, updateOf(m), "w", "esc", "b")
 	mustShow(t, m, "b on a directory row", "✗ b shows an object's bytes: select a key, not a directory")
 }
 
