@@ -14,7 +14,7 @@ import (
 var (
 	kubeconfigOnScreen = regexp.MustCompile(`kubectl --kubeconfig (\S+/kubeconfig)`)
 	tailKept           = regexp.MustCompile(`tail (\d+)/\d+ kept`)
-	writesReceived     = regexp.MustCompile(`write path · (\d+) writes`)
+	writesReceived     = regexp.MustCompile(`write path · (\d+) writes?`)
 )
 
 const e2eManifest = `apiVersion: v1
