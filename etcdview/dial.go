@@ -198,6 +198,7 @@ func probe(ctx context.Context, host string, t *timeout, tc *tls.Config) error {
 		return nil
 	}
 	tc = tc.Clone()
+	tc.NextProtos = []string{"h2"} // as gRPC asks
 	if tc.ServerName == "" {
 		tc.ServerName, _, _ = net.SplitHostPort(host)
 	}
@@ -208,24 +209,32 @@ func probe(ctx context.Context, host string, t *timeout, tc *tls.Config) error {
 	return awaitRefusal(ctx, tconn, tc)
 }
 
-// refusalWait bounds how long probe reads after a TLS 1.3 handshake for the
-// server's refusal: a gRPC server sends its HTTP/2 settings at once, and a
-// refusal comes as soon as the server has read the client's certificate.
+// refusalWait bounds how long probe waits, after a TLS 1.3 handshake, for
+// the server's first answer.
 const refusalWait = time.Second
 
-// awaitRefusal reads what the server sends first. In TLS 1.3 the client's
-// handshake ends before the server has checked the client's certificate:
-// the server's alert (certificate required, bad certificate) arrives with
-// the first read, which is gRPC's, and gRPC reports only that the dial
-// timeout passed. Anything else than an alert is an answer.
+// http2Preface is what an HTTP/2 client sends first (RFC 9113, 3.4); a
+// gRPC server answers it with its SETTINGS frame at once.
+const http2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+// awaitRefusal reads the server's first answer to an HTTP/2 preface. In
+// TLS 1.3 the client's handshake ends before the server has checked the
+// client's certificate: the server's alert (certificate required, bad
+// certificate) arrives with the first read, which would be gRPC's, and
+// gRPC reports only that the dial timeout passed. Anything but an alert
+// is an answer: gRPC judges the rest.
 func awaitRefusal(ctx context.Context, conn *tls.Conn, tc *tls.Config) error {
 	deadline := time.Now().Add(refusalWait)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	conn.SetReadDeadline(deadline)
+	conn.SetDeadline(deadline)
 	var b [1]byte
-	if _, err := conn.Read(b[:]); err != nil && remoteAlert(err) != "" {
+	_, err := conn.Write([]byte(http2Preface))
+	if err == nil {
+		_, err = conn.Read(b[:])
+	}
+	if err != nil && remoteAlert(err) != "" {
 		return tlsError(ctx, err, tc)
 	}
 	return nil
