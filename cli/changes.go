@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -91,6 +92,12 @@ func runChanges(cmd *cobra.Command, conn *connFlags, output *printFlags, r timel
 		r.Now = time.Now()
 	}
 	return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+		if fresh, err := neverWritten(cmd.Context(), src); err != nil || fresh {
+			if err == nil {
+				err = printNeverWritten(pr, r.Prefix)
+			}
+			return err
+		}
 		w, err := timeline.Read(cmd.Context(), src, dec, r)
 		if err != nil {
 			return err
@@ -100,6 +107,29 @@ func runChanges(cmd *cobra.Command, conn *connFlags, output *printFlags, r timel
 		}
 		return printChanges(pr.out, pr.p, r.Prefix, w)
 	})
+}
+
+// neverWritten says whether the store is at revision 1, where etcd starts:
+// no revision holds a change, and the read needs none. A watch of the
+// window would wait for a change after it, or, on etcd before 3.4.31 and
+// 3.5.13, which cannot be asked whether it has caught up, for its own
+// progress notification, ten minutes on.
+func neverWritten(ctx context.Context, src etcdview.Source) (bool, error) {
+	st, err := src.Status(ctx)
+	return err == nil && st.Revision <= 1, err
+}
+
+// freshNote is what changes says of a store nothing was written to.
+const freshNote = "No changes: etcd is at revision 1, nothing was ever written"
+
+func printNeverWritten(pr printer, prefix string) error {
+	if pr.output == decode.OutputJSON {
+		rev := revisionJSON{Revision: 1, Estimate: changes.Unknown.Word()}
+		return writeDoc(pr.p.writer(pr.out), decode.OutputJSON, changesJSON{Prefix: prefix, From: rev, To: rev, Head: 1,
+			Notes: []string{freshNote}, Groups: []changeGroupJSON{}})
+	}
+	_, err := fmt.Fprintln(pr.out, freshNote)
+	return err
 }
 
 // checkRange refuses a window that cannot be before anything is read, and

@@ -91,6 +91,9 @@ func (f *connFlags) kind() (sourceKind, error) {
 // etcdConfig is the live connection the flags describe. A --user without a
 // password asks for one on the terminal, as etcdctl does.
 func (f *connFlags) etcdConfig() (etcdview.Config, error) {
+	if err := etcdview.CheckTimeouts(f.dialTimeout, f.commandTimeout); err != nil {
+		return etcdview.Config{}, err
+	}
 	cfg := etcdview.Config{
 		Endpoints:          f.endpoints,
 		CACert:             f.cacert,

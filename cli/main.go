@@ -5,14 +5,15 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
+	"github.com/etcdscope/etcdscope/decode"
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc/grpclog"
 	"k8s.io/klog/v2"
@@ -23,25 +24,52 @@ func Main() int {
 	quietLibraryLogs()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	return execute(ctx, newRoot(), onSignals(cancel))
+	root := newRoot()
+	return execute(ctx, root, onSignals(cancel, graceFor(root, os.Args[1:])))
 }
 
 // execute runs root and returns the exit status. It prints the error, one
-// line, to root's stderr, unless it is the Ctrl-C the user just pressed.
+// line, to root's stderr, unless a signal ended the command: whatever it
+// failed with then (a dial's "context canceled", gRPC's Canceled status) is
+// the signal's doing, and the README promises no message. On a terminal the
+// line is inert: errors quote keys and kinds read from etcd.
 func execute(ctx context.Context, root *cobra.Command, sig *atomic.Pointer[syscall.Signal]) int {
 	cmd, err := root.ExecuteContextC(ctx)
-	interrupted := sig.Load() != nil && errors.Is(err, context.Canceled)
-	if err != nil && !interrupted {
-		fmt.Fprintln(root.ErrOrStderr(), "Error:", err)
+	if err != nil && sig.Load() == nil {
+		line := "Error: " + err.Error()
+		if isTerminal(root.ErrOrStderr()) {
+			line = decode.Inert(line)
+		}
+		fmt.Fprintln(root.ErrOrStderr(), line)
 	}
 	return exitCode(cmd, err, sig.Load())
 }
 
+// The time a command has to end after the first signal cancelled its
+// context, before the process exits without it: a write to a pipe nobody
+// reads never returns, nor does a read of a device. Commands that stop a
+// cluster of their own (serve, the explorer's bundled one) have longer, to
+// stop it cleanly.
+const (
+	signalGrace        = time.Second
+	clusterSignalGrace = 30 * time.Second
+)
+
+// graceFor is the grace of the command args name.
+func graceFor(root *cobra.Command, args []string) time.Duration {
+	cmd, _, err := root.Find(args)
+	if err == nil && (cmd == root || cmd.Annotations[stopsOnSignal] != "") {
+		return clusterSignalGrace
+	}
+	return signalGrace
+}
+
 // onSignals cancels the commands' context on the first SIGINT or SIGTERM, so
-// that a command ends at its next read or write, and exits at once on the
-// second: a user who presses Ctrl-C again is done waiting. The signal is
-// returned for the exit status.
-func onSignals(cancel context.CancelFunc) *atomic.Pointer[syscall.Signal] {
+// that a command ends at its next read or write, and exits with the
+// signal's status when the command has not returned within grace, or at
+// once on a second signal: a user who presses Ctrl-C again is done waiting.
+// The signal is returned for the exit status.
+func onSignals(cancel context.CancelFunc, grace time.Duration) *atomic.Pointer[syscall.Signal] {
 	var got atomic.Pointer[syscall.Signal]
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -49,7 +77,11 @@ func onSignals(cancel context.CancelFunc) *atomic.Pointer[syscall.Signal] {
 		s := (<-ch).(syscall.Signal)
 		got.Store(&s)
 		cancel()
-		s = (<-ch).(syscall.Signal)
+		select {
+		case second := <-ch:
+			s = second.(syscall.Signal)
+		case <-time.After(grace):
+		}
 		os.Exit(128 + int(s))
 	}()
 	return &got

@@ -150,23 +150,39 @@ func probeEndpoints(ctx context.Context, endpoints []string, t *timeout, tc *tls
 		if err != nil {
 			return err
 		}
-		if err := probe(ctx, host, t, tc); err != nil {
+		var r *refusedError
+		err = probe(ctx, host, t, tc)
+		switch {
+		case errors.As(err, &r):
+			return fmt.Errorf("etcd at %s %w", ep, err)
+		case err != nil:
 			return fmt.Errorf("%s: %w", ep, err)
 		}
 		return nil
 	})
 	var alive, failures []string
+	refused := true
 	for i, err := range errs {
-		if err == nil {
+		var r *refusedError
+		switch {
+		case err == nil:
 			alive = append(alive, endpoints[i])
-		} else {
+		case errors.As(err, &r):
+			failures = append(failures, err.Error())
+		default:
+			refused = false
 			failures = append(failures, err.Error())
 		}
 	}
-	if len(alive) == 0 {
-		return nil, fmt.Errorf("cannot reach etcd: %s", strings.Join(failures, "; "))
+	switch {
+	case len(alive) > 0:
+		return alive, nil
+	case refused:
+		// It was reached: "cannot reach" would send the user to the
+		// network instead of to the flags.
+		return nil, errors.New(strings.Join(failures, "; "))
 	}
-	return alive, nil
+	return nil, fmt.Errorf("cannot reach etcd: %s", strings.Join(failures, "; "))
 }
 
 func probe(ctx context.Context, host string, t *timeout, tc *tls.Config) error {
@@ -182,14 +198,82 @@ func probe(ctx context.Context, host string, t *timeout, tc *tls.Config) error {
 		return nil
 	}
 	tc = tc.Clone()
+	tc.NextProtos = []string{"h2"} // as gRPC asks
 	if tc.ServerName == "" {
 		tc.ServerName, _, _ = net.SplitHostPort(host)
 	}
-	if err := tls.Client(conn, tc).HandshakeContext(ctx); err != nil {
-		return fmt.Errorf("TLS handshake: %w", requestError(ctx, err))
+	tconn := tls.Client(conn, tc)
+	if err := tconn.HandshakeContext(ctx); err != nil {
+		return tlsError(ctx, err, tc)
+	}
+	return awaitRefusal(ctx, tconn, tc)
+}
+
+// refusalWait bounds how long probe waits, after a TLS 1.3 handshake, for
+// the server's first answer.
+const refusalWait = time.Second
+
+// http2Preface is what an HTTP/2 client sends first (RFC 9113, 3.4); a
+// gRPC server answers it with its SETTINGS frame at once.
+const http2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+// awaitRefusal reads the server's first answer to an HTTP/2 preface. In
+// TLS 1.3 the client's handshake ends before the server has checked the
+// client's certificate: the server's alert (certificate required, bad
+// certificate) arrives with the first read, which would be gRPC's, and
+// gRPC reports only that the dial timeout passed. Anything but an alert
+// is an answer: gRPC judges the rest.
+func awaitRefusal(ctx context.Context, conn *tls.Conn, tc *tls.Config) error {
+	deadline := time.Now().Add(refusalWait)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	conn.SetDeadline(deadline)
+	var b [1]byte
+	_, err := conn.Write([]byte(http2Preface))
+	if err == nil {
+		_, err = conn.Read(b[:])
+	}
+	if err != nil && remoteAlert(err) != "" {
+		return tlsError(ctx, err, tc)
 	}
 	return nil
 }
+
+// remoteAlert is the text of the TLS alert the server sent ("tls:
+// certificate required"), or "" when err is none: crypto/tls reports one
+// as a net.OpError "remote error" around an unexported alert type.
+func remoteAlert(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" && op.Err != nil {
+		return op.Err.Error()
+	}
+	return ""
+}
+
+// tlsError says why the TLS session failed: the server's refusal of the
+// client's certificate in the words of the flags that give one, or the
+// handshake's own error.
+func tlsError(ctx context.Context, err error, tc *tls.Config) error {
+	alert := remoteAlert(err)
+	noCert := len(tc.Certificates) == 0 && tc.GetClientCertificate == nil
+	switch {
+	case alert == "tls: certificate required",
+		// TLS 1.2 says a missing certificate with the alert of a bad one.
+		noCert && alert == "tls: bad certificate":
+		return &refusedError{"it requires a client certificate (give --cert and --key)"}
+	case alert == "tls: unknown certificate authority":
+		return &refusedError{"the client certificate (--cert) is not signed by a CA it trusts"}
+	case strings.Contains(alert, "certificate"):
+		return &refusedError{"it does not accept the client certificate (--cert): " + alert}
+	}
+	return fmt.Errorf("TLS handshake: %w", requestError(ctx, err))
+}
+
+// refusedError is an endpoint that answered and refused the client.
+type refusedError struct{ why string }
+
+func (e *refusedError) Error() string { return "refused the connection: " + e.why }
 
 // hostPort takes an endpoint as etcdctl does: a URL, or a bare host:port.
 func hostPort(ep string) (string, error) {

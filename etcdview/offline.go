@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"time"
 
@@ -88,27 +87,35 @@ func (o FileOptions) sidecar(def sidecarOptions) sidecarOptions {
 }
 
 func openFile(path string, o sidecarOptions) (*File, error) {
-	fi, err := os.Stat(path)
+	size, err := checkFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("open etcd data file: %w", err)
+		return nil, err
 	}
-	db, err := bolt.Open(path, 0o400, &bolt.Options{ReadOnly: true, Timeout: lockTimeout})
+	var db *bolt.DB
+	err = guardDamage(path, func() (err error) {
+		db, err = bolt.Open(path, 0o400, &bolt.Options{ReadOnly: true, Timeout: lockTimeout})
+		return err
+	})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("open etcd data file %s: a running etcd holds it locked: stop the member, or read a copy (etcdctl snapshot save)", path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open etcd data file %s: %w", path, err)
 	}
-	f := &File{path: path, size: fi.Size(), db: db}
+	f := &File{path: path, size: size, db: db}
 	f.reads = reads{f}
 	// Identified once the lock is held: no etcd can write the file now.
 	side, err := newSidecar(path, o)
 	if err == nil {
-		err = db.View(func(tx *bolt.Tx) error { return f.load(tx, side) })
+		err = f.view(func(tx *bolt.Tx) error { return f.load(tx, side) })
+	}
+	var damaged *damagedError
+	if err != nil && !errors.As(err, &damaged) {
+		err = fmt.Errorf("read etcd data file %s: %w", path, err)
 	}
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("read etcd data file %s: %w", path, err)
+		return nil, err
 	}
 	return f, nil
 }
@@ -229,7 +236,7 @@ func (f *File) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, erro
 		return rangeResult{}, fmt.Errorf("read %s: %w", describeRange(r.key, r.end), err)
 	}
 	res := rangeResult{rev: rev}
-	err = f.db.View(func(tx *bolt.Tx) error {
+	err = f.view(func(tx *bolt.Tx) error {
 		from, to := f.index.span(r.key, r.end)
 		for i := from; i < to; i++ {
 			e := f.index.entry(i)

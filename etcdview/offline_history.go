@@ -16,7 +16,7 @@ func (f *File) History(ctx context.Context, key string, _ HistoryOptions) (Histo
 	if !ok {
 		return h, nil
 	}
-	err := f.db.View(func(tx *bolt.Tx) error {
+	err := f.view(func(tx *bolt.Tx) error {
 		for i := len(kr.revs) - 1; i >= 0; i-- {
 			kv, err := f.kv(tx, key, kr.revs[i], true)
 			if err != nil {

@@ -65,9 +65,7 @@ func (f *File) Scan(ctx context.Context, prefix string, opts ScanOptions, fn fun
 		report = opts.Progress
 	}
 	key, end := prefixRange(prefix)
-	err = f.db.View(func(tx *bolt.Tx) error {
-		return guardPanic(func() error { return walkBack(ctx, tx, rev, key, end, fn, report) })
-	})
+	err = f.view(func(tx *bolt.Tx) error { return walkBack(ctx, tx, rev, key, end, fn, report) })
 	if err != nil {
 		return res, fmt.Errorf("scan %s of %s: %w", describeRange(key, end), f.db.Path(), err)
 	}
@@ -164,19 +162,17 @@ func (f *File) layout() (*Layout, error) {
 	if fi, err := os.Stat(f.db.Path()); err == nil {
 		l.FileSize = fi.Size()
 	}
-	err := f.db.View(func(tx *bolt.Tx) error {
-		return guardPanic(func() error {
-			l.Size = tx.Size()
-			root := tx.Cursor().Bucket().Stats()
-			used := 2 + int64(pages(root)) // the two meta pages
-			l.FreePages = l.Size/int64(l.PageSize) - used
-			l.InUse = used * int64(l.PageSize)
-			return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
-				s := b.Stats()
-				l.Buckets = append(l.Buckets, BucketLayout{Name: string(name), Keys: s.KeyN, Pages: pages(s),
-					Allocated: int64(s.BranchAlloc + s.LeafAlloc), InUse: int64(s.BranchInuse + s.LeafInuse)})
-				return nil
-			})
+	err := f.view(func(tx *bolt.Tx) error {
+		l.Size = tx.Size()
+		root := tx.Cursor().Bucket().Stats()
+		used := 2 + int64(pages(root)) // the two meta pages
+		l.FreePages = l.Size/int64(l.PageSize) - used
+		l.InUse = used * int64(l.PageSize)
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			s := b.Stats()
+			l.Buckets = append(l.Buckets, BucketLayout{Name: string(name), Keys: s.KeyN, Pages: pages(s),
+				Allocated: int64(s.BranchAlloc + s.LeafAlloc), InUse: int64(s.BranchInuse + s.LeafInuse)})
+			return nil
 		})
 	})
 	if err != nil {
@@ -188,16 +184,4 @@ func (f *File) layout() (*Layout, error) {
 
 func pages(s bolt.BucketStats) int {
 	return s.BranchPageN + s.BranchOverflowN + s.LeafPageN + s.LeafOverflowN
-}
-
-// guardPanic runs fn and turns a panic into an error: bbolt's cursors and
-// statistics panic on a page that is not what its parent says (a damaged
-// or truncated file), and a damaged file is bad input, not a crash.
-func guardPanic(fn func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("the file's pages are damaged: %v", r)
-		}
-	}()
-	return fn()
 }

@@ -72,7 +72,7 @@ func TestFileScanRefusesABucketKeyThatIsNoRevision(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not a revision") {
 		t.Errorf("walk of a bucket with a key that is no revision: %v", err)
 	}
-	if err := guardPanic(func() error { panic("page 7 is not a leaf") }); err == nil || !strings.Contains(err.Error(), "damaged") {
+	if err := guardDamage(path, func() error { panic("page 7 is not a leaf") }); err == nil || !strings.Contains(err.Error(), "is damaged: page 7 is not a leaf") {
 		t.Errorf("a panic in bbolt: %v, want an error saying the file is damaged", err)
 	}
 }

@@ -40,7 +40,7 @@ func (f *File) Watch(ctx context.Context, prefix string, opts WatchOptions) <-ch
 			from = f.compacted
 		}
 		key, end := prefixRange(prefix)
-		err := f.db.View(func(tx *bolt.Tx) error { return f.replay(tx, from, key, end, send) })
+		err := f.view(func(tx *bolt.Tx) error { return f.replay(tx, from, key, end, send) })
 		if err != nil {
 			send(Batch{Err: fmt.Errorf("replay %s: %w", f.path, err)})
 		}

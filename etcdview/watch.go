@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -195,7 +196,7 @@ func (w *liveWatch) stream(ctx context.Context) (delivered bool, err error) {
 				return delivered, &CompactedError{Rev: w.next, Compacted: resp.CompactRevision}
 			}
 			if err := resp.Err(); err != nil {
-				return delivered, err
+				return delivered, refusal(err)
 			}
 			if w.handle(resp) {
 				delivered = true
@@ -205,6 +206,28 @@ func (w *liveWatch) stream(ctx context.Context) (delivered bool, err error) {
 			}
 		}
 	}
+}
+
+// refusals are the reasons etcd gives for refusing to create a watch
+// (serverWatchStream.recvLoop's isWatchPermitted check).
+var refusals = []error{
+	rpctypes.ErrGRPCPermissionDenied, rpctypes.ErrGRPCInvalidAuthToken,
+	rpctypes.ErrGRPCAuthOldRevision, rpctypes.ErrGRPCUserEmpty,
+}
+
+// refusal is err as the rpctypes error it stands for, when it is a watch
+// etcd refused. etcd puts the text of its gRPC error in the response's
+// CancelReason ("rpc error: code = PermissionDenied desc = etcdserver:
+// permission denied"), which clientv3 hands on as a plain error of that
+// text: neither errors.Is nor rpctypes.Error recognise it, and the watch
+// would be retried, silently, forever.
+func refusal(err error) error {
+	for _, r := range refusals {
+		if err.Error() == r.Error() {
+			return rpctypes.Error(r)
+		}
+	}
+	return err
 }
 
 // handle notes what a response says about the stream, and whether it holds

@@ -1,0 +1,44 @@
+package etcdview
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// TestAWatchEtcdRefusesEndsWithItsError: a read-only user's watch of a
+// prefix outside its role ends with etcd's refusal, instead of being
+// reopened, silently, forever.
+func TestAWatchEtcdRefusesEndsWithItsError(t *testing.T) {
+	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+		etcdtest.EnableReadOnlyUser(t, cli)
+		ro, err := Connect(testCtx(t), Config{Endpoints: cli.Endpoints(), Username: etcdtest.ReadOnlyUser, Password: etcdtest.ReadOnlyPassword})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ro.Close() })
+		ch := ro.Watch(testCtx(t), "/other/", WatchOptions{})
+		deadline := time.After(20 * time.Second)
+		for {
+			select {
+			case b, ok := <-ch:
+				if !ok {
+					t.Fatal("watch ended without an error")
+				}
+				if b.Err == nil {
+					continue
+				}
+				if want := "watch /other/*: etcdserver: permission denied"; b.Err.Error() != want || !errors.Is(b.Err, rpctypes.ErrPermissionDenied) {
+					t.Fatalf("error %q, want %q", b.Err, want)
+				}
+				return
+			case <-deadline:
+				t.Fatal("no error within 20s of a watch the user may not read")
+			}
+		}
+	})
+}
