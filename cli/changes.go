@@ -162,18 +162,21 @@ func printChanges(out io.Writer, p palette, prefix string, w timeline.Window) er
 	}
 	fmt.Fprintln(tw, "\nRESOURCE\tNAMESPACE\tADDED\tMODIFIED\tDELETED\tOBJECTS")
 	for _, g := range w.Groups {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", p.text(g.ResourceName()), p.text(cell(g.Namespace)), g.Added, g.Modified, g.Deleted, len(g.Objects))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", p.cell(g.ResourceName()), p.cell(cell(g.Namespace)), g.Added, g.Modified, g.Deleted, len(g.Objects))
 	}
-	fmt.Fprintln(tw, "\nRESOURCE\tNAMESPACE\tNAME\tADDED\tMODIFIED\tDELETED\tREVISIONS\tLAST CHANGE (EST.)\tSUMMARY\tWRITERS")
+	// SUMMARY, the longest cell, is last: tabwriter pads every column but
+	// the last to its widest cell, and a summary of many fields padded
+	// every row to 500 characters.
+	fmt.Fprintln(tw, "\nRESOURCE\tNAMESPACE\tNAME\tADDED\tMODIFIED\tDELETED\tREVISIONS\tLAST CHANGE (EST.)\tWRITERS\tSUMMARY")
 	for _, g := range w.Groups {
 		for _, o := range g.Objects {
 			writers := make([]string, len(o.Writers))
 			for i, wr := range o.Writers {
 				writers[i] = wr.String()
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", p.text(g.ResourceName()), p.text(cell(g.Namespace)), p.text(o.Name),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", p.cell(g.ResourceName()), p.cell(cell(g.Namespace)), p.cell(o.Name),
 				o.Added, o.Modified, o.Deleted, o.Revisions(), w.Times.At(o.LastRevision),
-				p.text(o.Summary), p.text(cell(strings.Join(writers, ", "))))
+				p.cell(cell(strings.Join(writers, ", "))), p.cell(o.Summary))
 		}
 	}
 	return tw.Flush()

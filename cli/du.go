@@ -83,10 +83,8 @@ func (f *duFlags) check() (space.Measure, error) {
 		return by, fmt.Errorf("--quota-bytes %d: want more than 0", f.quota)
 	case f.rateFor < 0:
 		return by, fmt.Errorf("--rate-for %v: want 0 or more", f.rateFor)
-	case f.rev < 0:
-		return by, fmt.Errorf("--rev %d: want 0 (the newest) or more", f.rev)
 	}
-	return by, nil
+	return by, checkRev("rev", f.rev)
 }
 
 func runDu(cmd *cobra.Command, conn *connFlags, f *duFlags, prefix string) error {

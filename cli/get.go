@@ -56,7 +56,8 @@ kubectl is served it (kube-apiserver's CEL libraries and cost limit); an
 object it cannot be evaluated on (a missing field) is skipped and counted
 on stderr, and if no object could be, get fails. --keys lists keys and their
 revisions without reading values, the fastest listing. A value that is not
-an object ends a listing with an error naming its key.`,
+an object is left out of a listing, and counted on stderr with the first
+one's key; if no value could be decoded, get fails.`,
 		Example: `  etcdscope get /registry/pods/default/web-0
   etcdscope get po web-0 -o json
   etcdscope get pods -A -o wide --field-selector status.phase=Running
@@ -99,6 +100,9 @@ an object ends a listing with an error naming its key.`,
 
 // check refuses flags that do not go together, before anything is read.
 func (f getFlags) check() error {
+	if err := checkRev("rev", f.rev); err != nil {
+		return err
+	}
 	if _, err := labels.Parse(f.labels); err != nil {
 		return fmt.Errorf("-l %s: %w", f.labels, err)
 	}
@@ -200,7 +204,11 @@ func runGet(ctx context.Context, pr printer, src etcdview.Source, args []string,
 	if err != nil {
 		return err
 	}
-	return l.where.report(pr)
+	err = l.undecoded.report(pr)
+	if werr := l.where.report(pr); err == nil {
+		err = werr
+	}
+	return err
 }
 
 func getOne(ctx context.Context, pr printer, src etcdview.Source, key string, f getFlags) error {

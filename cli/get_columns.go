@@ -131,7 +131,7 @@ func appendColumnsRow(dst []byte, ps []*jsonpath.JSONPath, content map[string]an
 					dst = append(dst, ',')
 				}
 				first = false
-				dst = append(dst, printers.EscapeTerminal(p.text(fmt.Sprint(v.Interface())))...)
+				dst = append(dst, capCell(printers.EscapeTerminal(p.text(fmt.Sprint(v.Interface()))))...)
 			}
 		}
 	}

@@ -25,7 +25,7 @@ func printObjectTable(s printer, res decode.Resource, keys []etcdview.KV) error 
 	if res.Namespaced {
 		header = append([]string{"NAMESPACE"}, header...)
 	}
-	type cells struct{ namespace, name string } // inert on a terminal
+	type cells struct{ namespace, name string } // palette.cell's
 	rows, widths := make([]cells, len(keys)), make([]int, len(header))
 	for i, h := range header {
 		widths[i] = len(h)
@@ -40,7 +40,7 @@ func printObjectTable(s printer, res decode.Resource, keys []etcdview.KV) error 
 		if !k.IsObject {
 			name = k.String()
 		}
-		rows[i] = cells{s.p.text(k.Namespace), s.p.text(name)}
+		rows[i] = cells{s.p.cell(k.Namespace), s.p.cell(name)}
 		col := 0
 		if res.Namespaced {
 			widths[0] = max(widths[0], utf8.RuneCountInString(rows[i].namespace))

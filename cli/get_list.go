@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"sync"
 
@@ -133,9 +132,9 @@ var chunkBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // writeList prints the List of `get -o json` or `-o yaml` as writeDoc
 // prints the List of every object, streaming (inOrder): memory holds a few
-// pages, not the whole List. keep, when not nil, says which objects are
-// in it. The first error in key order ends it, after the objects before
-// it, and so does the end of ctx.
+// pages, not the whole List. keep, when not nil, says which objects are in it. The first
+// error in key order ends it, after the objects before it, and so does the
+// end of ctx.
 func writeList(ctx context.Context, w io.Writer, dec decode.Decoder, pages pager, format listFormat, keep func(decode.Object) (bool, error)) error {
 	lw := newListWriter(w, format)
 	encode := func(kvs []etcdview.KV) ([]byte, error) {
@@ -153,7 +152,7 @@ func writeList(ctx context.Context, w io.Writer, dec decode.Decoder, pages pager
 				}
 			}
 			if err != nil {
-				return buf, fmt.Errorf("%s: %w", decode.EscapeKey(kv.Key), err)
+				return buf, valueError{kv.Key, err}
 			}
 		}
 		return buf, nil

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/decode/table"
@@ -22,6 +21,7 @@ type lister struct {
 	sel           table.Selector
 	sort          *sortField
 	where         *whereCounts // nil without --where
+	undecoded     *undecoded   // the values left out
 	withNamespace bool         // -A on a namespaced resource: the NAMESPACE column
 	namespace     string       // the one listed, "" for every one
 	single        bool         // a NAME was given: templates run on the object, not a List
@@ -35,7 +35,7 @@ func newLister(pr printer, res *table.Resource, f getFlags, ns string) (*lister,
 		return nil, err
 	}
 	l := &lister{pr: pr, out: f.out, res: res, dec: f.dec, sel: sel, namespace: ns,
-		withNamespace: res.Namespaced && ns == ""}
+		withNamespace: res.Namespaced && ns == "", undecoded: &undecoded{}}
 	l.dec.JSONOnly = true
 	filter, err := compileWhere(f.where)
 	if err != nil {
@@ -91,7 +91,7 @@ func (l *lister) items(kvs []etcdview.KV) ([]listed, error) {
 	for _, kv := range kvs {
 		item, ok, err := l.item(w, kv)
 		if err != nil {
-			return out, fmt.Errorf("%s: %w", decode.EscapeKey(kv.Key), err)
+			return out, valueError{kv.Key, err}
 		}
 		if ok {
 			out = append(out, item)
@@ -108,8 +108,8 @@ func (l *lister) items(kvs []etcdview.KV) ([]listed, error) {
 func (l *lister) item(w *worker, kv etcdview.KV) (listed, bool, error) {
 	var item listed
 	o := l.dec.DecodeAt(kv.Key, kv.Value, kv.ModRevision)
-	if o.Object == nil {
-		return item, false, fmt.Errorf("%s; --keys lists keys without reading values", o.Label())
+	if !l.undecoded.object(o) {
+		return item, false, nil
 	}
 	obj := o.Object
 	if l.out.format == decode.OutputYAML || l.out.format == decode.OutputJSON {
@@ -118,7 +118,8 @@ func (l *lister) item(w *worker, kv etcdview.KV) (listed, bool, error) {
 	}
 	tobj, err := l.res.Object(obj, kv.ModRevision)
 	if err != nil {
-		return item, false, err
+		l.undecoded.fail(kv.Key, err)
+		return item, false, nil
 	}
 	if ok, err := l.sel.Matches(tobj); !ok || err != nil {
 		return item, false, err
@@ -126,7 +127,8 @@ func (l *lister) item(w *worker, kv etcdview.KV) (listed, bool, error) {
 	var content map[string]any
 	if w.sort != nil || w.columns != nil || l.out.format == formatTemplate || l.where != nil {
 		if content, err = tobj.ServedContent(l.dec); err != nil {
-			return item, false, err
+			l.undecoded.fail(kv.Key, err)
+			return item, false, nil
 		}
 	}
 	if l.where != nil && !l.where.keep(kv.Key, content) {

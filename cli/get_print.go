@@ -85,26 +85,28 @@ func (l *lister) tableRows(ctx context.Context, pages pager) (*tableRows, error)
 	return t, sortByKeys(*l.sort, t.keys, swap, true)
 }
 
-// keep is writeList's filter: the selectors, then --where, on a copy of
-// the object.
+// keep is writeList's filter: the values that are objects, then the
+// selectors and --where, on a copy of the object.
 func (l *lister) keep() func(decode.Object) (bool, error) {
-	if l.sel.Empty() && l.where == nil {
-		return nil
-	}
 	return func(o decode.Object) (bool, error) {
-		if o.Object == nil {
-			return false, fmt.Errorf("%s", o.Label())
+		if !l.undecoded.object(o) {
+			return false, nil
+		}
+		if l.sel.Empty() && l.where == nil {
+			return true, nil
 		}
 		obj, err := l.res.Object(o.Object.DeepCopyObject(), 0)
 		if err != nil {
-			return false, err
+			l.undecoded.fail(o.Key.Raw, err)
+			return false, nil
 		}
 		if ok, err := l.sel.Matches(obj); !ok || err != nil || l.where == nil {
 			return ok, err
 		}
 		served, err := obj.ServedContent(l.dec)
 		if err != nil {
-			return false, err
+			l.undecoded.fail(o.Key.Raw, err)
+			return false, nil
 		}
 		return l.where.keep(o.Key.Raw, served), nil
 	}
@@ -151,9 +153,13 @@ func (l *lister) printLines(write func(io.Writer) error) error {
 }
 
 // printTable prints the rows as kubectl prints a table from the server:
-// cli-runtime's table printer, with text from etcd inert on a terminal.
+// cli-runtime's table printer, with text from etcd inert on a terminal and
+// cells capped (palette.cell).
 func (l *lister) printTable(rows []metav1.TableRow) error {
 	if len(rows) == 0 {
+		if l.undecoded.all() {
+			return nil // the listing fails with what it could not decode
+		}
 		if l.res.Namespaced && !l.withNamespace && l.namespace != "" {
 			fmt.Fprintf(l.pr.errOut, "No resources found in %s namespace.\n", l.pr.ep.text(l.namespace))
 		} else {
@@ -161,12 +167,10 @@ func (l *lister) printTable(rows []metav1.TableRow) error {
 		}
 		return nil
 	}
-	if l.pr.p.tty {
-		for _, row := range rows {
-			for j, c := range row.Cells {
-				if s, ok := c.(string); ok {
-					row.Cells[j] = l.pr.p.text(s)
-				}
+	for _, row := range rows {
+		for j, c := range row.Cells {
+			if s, ok := c.(string); ok {
+				row.Cells[j] = l.pr.p.cell(s)
 			}
 		}
 	}

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"sync"
 
-	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/decode/where"
 )
 
@@ -21,18 +19,11 @@ func compileWhere(expr string) (*where.Filter, error) {
 	return f, nil
 }
 
-// whereCounts is --where in a listing, shared by the workers: how many
-// objects it was evaluated on, how many it could not be, and the first of
-// those in key order.
+// whereCounts is --where in a listing, shared by the workers: the objects
+// it was evaluated on, and those it could not be.
 type whereCounts struct {
 	filter *where.Filter
-
-	mu        sync.Mutex
-	evaluated int
-	skipped   int
-	firstKey  string
-	firstName string // NAMESPACE/NAME, or NAME
-	firstErr  error
+	skipCounts
 }
 
 // keep says whether the object at key, as served, passes the filter; an
@@ -40,35 +31,19 @@ type whereCounts struct {
 // kubectl leaves out a missing key of a jsonpath.
 func (w *whereCounts) keep(key string, served map[string]any) bool {
 	ok, err := w.filter.Match(served)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.evaluated++
-	if err != nil {
-		w.skipped++
-		// Workers finish chunks out of order; keys come in order.
-		if w.firstErr == nil || key < w.firstKey {
-			w.firstKey, w.firstName, w.firstErr = key, nameOf(served), err
-		}
-	}
+	w.count(key, nameOf(served), err)
 	return ok && err == nil
 }
 
-// report ends a listing: nothing when the filter was evaluated on every
-// object; a warning when on some; an error (exit status 1) when on none,
-// which is a field misspelt far more often than a cluster where no object
-// has it: a script must not take "No resources found" for an answer, as
-// it does not from kubectl's --field-selector on a field it cannot select.
+// report ends a listing as skipCounts' does: an error when the filter
+// could be evaluated on no object, which is a field misspelt far more often
+// than a cluster where no object has it, as kubectl's --field-selector
+// fails on a field it cannot select.
 func (w *whereCounts) report(pr printer) error {
-	if w == nil || w.skipped == 0 {
+	if w == nil {
 		return nil
 	}
-	// The name, and values the reason may quote, come from etcd.
-	msg := decode.Inert(fmt.Sprintf("--where skipped %d objects it could not evaluate (first: %s: %v)", w.skipped, w.firstName, w.firstErr))
-	if w.skipped == w.evaluated {
-		return fmt.Errorf("%s, every one it read", msg)
-	}
-	fmt.Fprintln(pr.errOut, pr.ep.text("etcdscope: "+msg))
-	return nil
+	return w.skipCounts.report(pr, fmt.Sprintf("--where skipped %d objects it could not evaluate", w.skipped))
 }
 
 // nameOf is NAMESPACE/NAME of a served object, NAME when it has no

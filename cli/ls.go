@@ -37,6 +37,9 @@ keys below PREFIX alone: etcd walks its index over every key it counts (about
   etcdscope ls --db member/snap/db /registry --count`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkRev("rev", rev); err != nil {
+				return err
+			}
 			prefix := ""
 			if len(args) == 1 {
 				prefix = args[0]
@@ -111,7 +114,8 @@ func printTotal(ctx context.Context, pr printer, src etcdview.Source, prefix str
 
 // printLevel prints one entry a line, the full prefix or key, which pastes
 // into the next command; long puts the count before it, right-aligned, as
-// `du` and `uniq -c` do.
+// `du` and `uniq -c` do. A terminal gets a key that is not printable UTF-8
+// quoted; a pipe gets it exact, as stored.
 func printLevel(pr printer, lvl etcdview.Level, long bool) error {
 	width := 1
 	for _, c := range lvl.Children {
@@ -119,7 +123,10 @@ func printLevel(pr printer, lvl etcdview.Level, long bool) error {
 	}
 	var b strings.Builder
 	for _, c := range lvl.Children {
-		name := decode.EscapeKey(c.Prefix)
+		name := c.Prefix
+		if pr.p.tty {
+			name = decode.EscapeKey(name)
+		}
 		if c.Dir {
 			name = pr.p.dir(name)
 		}

@@ -1,16 +1,19 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/uitest"
 )
 
 func TestLsOnAKubernetes17DataFile(t *testing.T) {
@@ -108,5 +111,36 @@ func TestLsReportsAFailedGetAndListsAMissingKeyAsNothing(t *testing.T) {
 	lvl, err := listLevel(ctx, failingGet{err: fmt.Errorf("get: %w", etcdview.ErrNotFound)}, "/registry/x", 0)
 	if err != nil || len(lvl.Children) != 0 {
 		t.Errorf("ls of a missing key: %v, %v; want nothing listed and no error", lvl.Children, err)
+	}
+}
+
+// TestLsPrintsNamesExactToAPipeAndInertToATerminal lists keys holding a
+// space, a quote, invalid UTF-8 and an escape sequence: a pipe gets them as
+// stored (the README's promise), a terminal quoted, with nothing it obeys.
+func TestLsPrintsNamesExactToAPipeAndInertToATerminal(t *testing.T) {
+	src := uitest.New()
+	keys := []string{"/registry/x/a b", "/registry/x/say \"hi\"", "/registry/x/\xff\xfe", "/registry/x/\x1b]0;t\x07"}
+	for _, k := range keys {
+		src.Put(k, []byte("v"))
+	}
+	lvl, err := listLevel(context.Background(), src, "/registry/x", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tty := range []bool{false, true} {
+		var out bytes.Buffer
+		if err := printLevel(printer{out: &out, p: palette{tty: tty, color: tty}}, lvl, false); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		slices.Sort(got)
+		want := slices.Clone(keys)
+		if tty {
+			want = []string{`"/registry/x/\x1b]0;t\a"`, `"/registry/x/\xff\xfe"`, "/registry/x/a b", `/registry/x/say "hi"`}
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("terminal %v: %q, want %q", tty, got, want)
+		}
 	}
 }

@@ -75,9 +75,10 @@ foregroundDeletion finalizer.`,
 
 // check refuses arguments that do not go together, before anything is read.
 func (f *ownersFlags) check(cmd *cobra.Command, args []string) error {
+	if err := checkRev("rev", f.rev); err != nil {
+		return err
+	}
 	switch {
-	case f.rev < 0:
-		return fmt.Errorf("--rev %d: want 0 (the newest) or more", f.rev)
 	case f.orphans && len(args) > 0:
 		return errors.New("--orphans lists the whole store: give no KEY or RESOURCE")
 	case f.orphans && f.output.output == outputTree:

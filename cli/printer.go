@@ -98,6 +98,30 @@ func writeDoc(w io.Writer, output string, v any) error {
 	return err
 }
 
+// maxCellRunes caps the text of a table's cell: a column is as wide as its
+// widest cell, so one 30 KB key padded each of 20k rows to 30 KB (600 MB).
+// kubectl does not cap; -o name, json, yaml and raw print the whole.
+const maxCellRunes = 256
+
+// capCell is s cut to maxCellRunes runes, the last of them "…", when it is
+// longer.
+func capCell(s string) string {
+	if len(s) <= maxCellRunes {
+		return s // bytes are at least as many as runes
+	}
+	n := 0
+	for i := range s {
+		if n == maxCellRunes-1 {
+			if utf8.RuneCountInString(s[i:]) > 1 {
+				return s[:i] + "…"
+			}
+			return s
+		}
+		n++
+	}
+	return s
+}
+
 // palette is how one output stream shows text. On a terminal, text from etcd
 // is made inert (decode.Inert: escape sequences in a value shown, never
 // obeyed) and, unless NO_COLOR is set (https://no-color.org), coloured with
@@ -124,6 +148,10 @@ func (p palette) text(s string) string {
 	}
 	return s
 }
+
+// cell is s as this stream shows it in a table's cell: inert on a
+// terminal, and capped.
+func (p palette) cell(s string) string { return capCell(p.text(s)) }
 
 func (p palette) paint(code, s string) string {
 	s = p.text(s)

@@ -34,6 +34,9 @@ go to stderr. Against --db it replays the file's changes and ends.`,
 			if err != nil {
 				return err
 			}
+			if err := checkRev("rev", rev); err != nil {
+				return err
+			}
 			prefix := ""
 			if len(args) == 1 {
 				prefix = args[0]

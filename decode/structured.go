@@ -32,7 +32,48 @@ func decodeJSON(o *Object, data []byte) {
 		return
 	}
 	o.Format = FormatJSON
+	if nestsDeeper(m, maxNesting) {
+		decodeText(o, data)
+		o.Format, o.Problem = FormatJSON, tooDeep
+		return
+	}
 	setUnstructured(o, m)
+}
+
+// maxNesting bounds how deep the objects and arrays of a value may nest
+// for it to be shown as an object. kube-apiserver's decoders stop at 10000
+// (apimachinery's util/json maxDepth, encoding/json's scanner, go-yaml's
+// max_indents), which bounds their stack but not what a view prints: each
+// line is indented by its depth, so 54 KB nested 9000 deep made 324 MB of
+// -o json. Kubernetes' kinds nest about 10 deep, a CRD's schema a few
+// dozen.
+const maxNesting = 100
+
+var tooDeep = fmt.Sprintf("nested deeper than %d levels: shown as stored", maxNesting)
+
+// nestsDeeper says whether v's maps and slices nest more than limit deep.
+func nestsDeeper(v any, limit int) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if limit == 0 {
+			return true
+		}
+		for _, x := range v {
+			if nestsDeeper(x, limit-1) {
+				return true
+			}
+		}
+	case []any:
+		if limit == 0 {
+			return true
+		}
+		for _, x := range v {
+			if nestsDeeper(x, limit-1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // decodeCBOR reads CBOR with the decoding rules of apimachinery's CBOR
@@ -49,6 +90,11 @@ func decodeCBOR(o *Object, data []byte) {
 		return
 	}
 	o.Format = FormatCBOR
+	if nestsDeeper(m, maxNesting) {
+		o.Problem = tooDeep
+		o.Sections = []Section{dumpSection(data)}
+		return
+	}
 	setUnstructured(o, m)
 }
 
