@@ -31,13 +31,6 @@ func TestCalmDemoForecastsNoQuota(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cp.Close()
-	select {
-	case <-cp.Ready():
-	case err := <-cp.Errors():
-		t.Fatal(err)
-	case <-ctx.Done():
-		t.Fatal("the control plane was not ready in time")
-	}
 	cfg, err := cp.Cluster().ClientConfig()
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +40,13 @@ func TestCalmDemoForecastsNoQuota(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
+	// The demo starts once kube-apiserver is ready; what failed before is
+	// on Errors.
+	select {
+	case <-cp.Ready():
+	case <-ctx.Done():
+		t.Fatalf("the control plane was not ready in time: %v", failures(cp))
+	}
 	src := etcdview.NewLive(cli, 0)
 	// The control plane's and the demo's first objects are growth, and
 	// no sign of the steady state.
@@ -86,4 +86,17 @@ func TestCalmDemoForecastsNoQuota(t *testing.T) {
 		t.Errorf("after %d compactions: %s", len(compactions), f)
 	}
 	t.Logf("%d values of compact_rev_key read; last forecast: %s", len(compactions), f)
+}
+
+// failures are the errors cp reported so far.
+func failures(cp *controlplane.ControlPlane) []error {
+	var errs []error
+	for {
+		select {
+		case err := <-cp.Errors():
+			errs = append(errs, err)
+		default:
+			return errs
+		}
+	}
 }

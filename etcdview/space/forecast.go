@@ -36,7 +36,7 @@ func WriteGrowth(r Rates) Growth {
 // use gets before the next one; each member is followed apart, as their
 // sizes differ.
 type SizeTrend struct {
-	compact  int64 // the compaction revision of the last reading
+	compact  int64 // the highest compaction revision read
 	readings int
 	members  map[string]*memberTrend
 }
@@ -73,16 +73,18 @@ const (
 )
 
 // Observe takes the reading cl, made at now. A compaction happened since
-// the reading before when the compaction revision rose to a revision above
-// 0: kube-apiserver's first cycle writes compact_rev_key as "0" and
-// compacts nothing, each later one writes the revision it compacts to
-// (k8s.io/apiserver's etcd3.Compact). Without compact_rev_key (no
-// kube-apiserver compacts, or the user may not read it) no compaction is
-// seen.
+// the readings before when the compaction revision rose above the highest
+// they had, to a revision above 0: kube-apiserver's first cycle writes
+// compact_rev_key as "0" and compacts nothing, each later one writes the
+// revision it compacts to (k8s.io/apiserver's etcd3.Compact). A reading
+// of 0 after a higher one is a read of compact_rev_key that failed (a
+// timeout, on a busy etcd), not a compaction undone. Without
+// compact_rev_key (no kube-apiserver compacts, or the user may not read
+// it) no compaction is seen.
 func (t *SizeTrend) Observe(cl etcdview.Cluster, now time.Time) {
 	compacted := t.readings > 0 && cl.CompactRevision > t.compact && cl.CompactRevision > 0
 	t.readings++
-	t.compact = cl.CompactRevision
+	t.compact = max(t.compact, cl.CompactRevision)
 	if t.members == nil {
 		t.members = map[string]*memberTrend{}
 	}

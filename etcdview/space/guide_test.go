@@ -84,7 +84,7 @@ func TestSizeTrendCountsOnlyCompactionsThatHappened(t *testing.T) {
 		{0, 100}, {0, 104}, {0, 108}, // no compact_rev_key yet
 		{0, 112}, {0, 116}, {0, 120}, // the first write: "0"
 		{500, 124}, {500, 101}, {500, 105}, // compacted to 500
-		{900, 109}, {900, 102}, {900, 106},
+		{900, 109}, {0, 102}, {900, 106}, // compact_rev_key's read failed once
 		{1300, 110}, {1300, 103}, {1300, 107},
 	}
 	var tr SizeTrend
