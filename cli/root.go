@@ -34,9 +34,8 @@ With no connection flags it starts its own bundled etcd cluster with
 Kubernetes' own control plane in front of it (kube-apiserver,
 kube-controller-manager and kube-scheduler; kubeconfig in the data dir), and
 simulated kubelets and add-ons whose scripted load keeps writes flowing
-(--demo). With
---endpoints (or ETCDCTL_ENDPOINTS) it reads a live etcd and never writes to it;
-with --db it reads an offline etcd data file.`,
+(--demo). With --endpoints (or ETCDCTL_ENDPOINTS) it reads a live etcd and
+never writes to it; with --db it reads an offline etcd data file.`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		// execute prints the error, one line, unless it is the Ctrl-C the

@@ -23,8 +23,11 @@ type Growth struct {
 // written are the bytes the DB gains. An upper bound where kube-apiserver
 // compacts (every 5 minutes by default).
 func WriteGrowth(r Rates) Growth {
-	return Growth{BytesPerSec: r.Total.Bytes, Over: r.Over, Basis: "bytes written, were nothing compacted"}
+	return Growth{BytesPerSec: r.Total.Bytes, Over: r.Over, Basis: writesBasis}
 }
+
+// writesBasis is the Basis of WriteGrowth.
+const writesBasis = "bytes written, were nothing compacted"
 
 // SizeTrend follows each member's DB size in use across Status reads, and
 // the compaction revision kube-apiserver records (compact_rev_key). Its
@@ -271,6 +274,11 @@ func (f Forecast) String() string {
 		return head + ": at the quota, etcd refuses writes (NOSPACE)"
 	case g.Over < minGrowthOver:
 		return head + "; its growth is not measured yet"
+	case g.Basis == writesBasis && f.Growing:
+		return fmt.Sprintf("%s; the writes, %s/s over %s, would fill it in %s were nothing compacted (an upper bound: kube-apiserver compacts them)",
+			head, humanize.IBytes(uint64(g.BytesPerSec)), roundDuration(g.Over), roundDuration(f.Left))
+	case g.Basis == writesBasis:
+		return fmt.Sprintf("%s; nothing written over %s", head, roundDuration(g.Over))
 	case f.Growing:
 		return fmt.Sprintf("%s, growing %s/s (%s): it refuses writes (NOSPACE) in %s at this pace", head, humanize.IBytes(uint64(g.BytesPerSec)),
 			g.measured(), roundDuration(f.Left))

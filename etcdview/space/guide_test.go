@@ -44,8 +44,12 @@ func TestForecastIsTheRoomAboveTheSizeInUseAtTheGrowth(t *testing.T) {
 		t.Errorf("forecast %+v, want a full in 724s", f)
 	}
 	written := Growth{BytesPerSec: 1 << 20, Over: time.Minute, Basis: "bytes written, were nothing compacted"}
-	if f, _ := ForecastQuota(ms, each(written)); f.Urgent() {
-		t.Errorf("the bytes written alone are urgent: %q", f.String())
+	if f, _ := ForecastQuota(ms, each(written)); f.Urgent() || f.String() != "b uses 800 MiB of its 2.0 GiB quota (39%); the writes, 1.0 MiB/s over 1m, would fill it in 21m were nothing compacted (an upper bound: kube-apiserver compacts them)" {
+		t.Errorf("the bytes written alone are urgent, or said wrong: %q", f.String())
+	}
+	written.BytesPerSec = 0
+	if f, _ := ForecastQuota(ms, each(written)); f.String() != "b uses 800 MiB of its 2.0 GiB quota (39%); nothing written over 1m" {
+		t.Errorf("no bytes written: %q", f.String())
 	}
 	if f, _ := ForecastQuota(ms, each(Growth{})); f.String() != "b uses 800 MiB of its 2.0 GiB quota (39%); its growth is not measured yet" {
 		t.Errorf("a growth over 0s says %q", f.String())
