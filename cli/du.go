@@ -111,10 +111,11 @@ func runDu(cmd *cobra.Command, conn *connFlags, f *duFlags, prefix string) error
 			return err
 		}
 		v := duView{Report: r, by: by}
-		if v.rates, v.growth, err = rates.measure(ctx, src, f.rateFor, f.top); err != nil {
+		var growth func(string) space.Growth
+		if v.rates, growth, err = rates.measure(ctx, src, f.rateFor, f.top); err != nil {
 			return err
 		}
-		if fc, ok := space.ForecastQuota(r.Members, v.growth); ok {
+		if fc, ok := space.ForecastQuota(r.Members, growth); ok {
 			v.forecast = &fc
 		}
 		v.findings = space.Guide(ctx, r, v.rates, v.forecast, managerNamer(src))
@@ -162,33 +163,50 @@ func (w *rateWatch) stop() {
 	}
 }
 
+// statusEvery is how often du reads the members' status while --rate-for
+// runs, for their size after each of kube-apiserver's compactions.
+const statusEvery = 5 * time.Second
+
 // measure goes on for rateFor, then stops the watch and returns the rates
-// and the growth: the slope of the DB size in use between two Status reads
-// rateFor apart when it is long enough to draw one, else the bytes written.
-func (w *rateWatch) measure(ctx context.Context, src etcdview.Source, rateFor time.Duration, top int) (*space.Rates, space.Growth, error) {
+// and each member's growth: its size in use after each compaction, read
+// every statusEvery, when rateFor saw two or more; else the bytes written.
+// The growth of a data file, or of a read with no time to measure one, is
+// unknown.
+func (w *rateWatch) measure(ctx context.Context, src etcdview.Source, rateFor time.Duration, top int) (*space.Rates, func(string) space.Growth, error) {
+	unknown := func(string) space.Growth { return space.Growth{} }
 	if w == nil {
-		return nil, space.Growth{}, nil
+		return nil, unknown, nil
 	}
 	defer w.stop()
-	var trend space.SizeTrend
+	trend := &space.SizeTrend{}
 	if rateFor > 0 {
-		if cl, err := src.Status(ctx); err == nil {
-			trend.Observe(cl, time.Now())
-		}
-		select {
-		case <-time.After(rateFor):
-		case <-ctx.Done():
-			return nil, space.Growth{}, ctx.Err()
+		end := time.After(rateFor)
+		tick := time.NewTicker(statusEvery)
+		defer tick.Stop()
+		for done := false; !done; {
+			if cl, err := src.Status(ctx); err == nil {
+				trend.Observe(cl, time.Now())
+			}
+			select {
+			case <-tick.C:
+			case <-end:
+				done = true
+			case <-ctx.Done():
+				return nil, unknown, ctx.Err()
+			}
 		}
 		if cl, err := src.Status(ctx); err == nil {
 			trend.Observe(cl, time.Now())
 		}
 	}
 	rates := w.meter.Rates(time.Now(), top)
-	if g, ok := trend.Growth(); ok {
-		return &rates, g, nil
-	}
-	return &rates, space.WriteGrowth(rates), nil
+	written := space.WriteGrowth(rates)
+	return &rates, func(member string) space.Growth {
+		if g, ok := trend.Growth(member); ok {
+			return g
+		}
+		return written
+	}, nil
 }
 
 // progressLine shows the read's progress on stderr when it is a terminal,

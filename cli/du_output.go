@@ -18,7 +18,6 @@ type duView struct {
 	*space.Report
 	by       space.Measure
 	rates    *space.Rates // nil: none measured (a data file)
-	growth   space.Growth
 	forecast *space.Forecast
 	findings []space.Finding
 }

@@ -146,7 +146,7 @@ func runGet(ctx context.Context, pr printer, src etcdview.Source, args []string,
 			if resErr != nil {
 				return resErr
 			}
-			return fmt.Errorf("unknown resource type %q: give a resource as kubectl names it (pods, po, deploy, ...) or a key starting with /", args[0])
+			return noResourceType(args[0])
 		}
 	}
 	if res == nil {
@@ -158,7 +158,11 @@ func runGet(ctx context.Context, pr printer, src etcdview.Source, args []string,
 			return fmt.Errorf("%s is a key: -o wide, name and templates, --keys, -l, --field-selector, --where and --sort-by list a RESOURCE", args[0])
 		}
 		err := getOne(ctx, pr, src, args[0], f)
-		if errors.Is(err, etcdview.ErrNotFound) && resErr != nil {
+		if errors.Is(err, etcdview.ErrNotFound) && !strings.HasPrefix(args[0], "/") {
+			// Neither a resource nor a key: what kubectl would say.
+			err = noResourceType(args[0])
+		}
+		if err != nil && resErr != nil {
 			return errors.Join(resErr, err)
 		}
 		return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/decode/table"
@@ -25,6 +26,7 @@ type lister struct {
 	withNamespace bool         // -A on a namespaced resource: the NAMESPACE column
 	namespace     string       // the one listed, "" for every one
 	single        bool         // a NAME was given: templates run on the object, not a List
+	age           *ageClock    // a table as of --rev: AGE counts to its time
 }
 
 // newLister is the lister of res for get's flags, listing namespace ns
@@ -51,6 +53,9 @@ func newLister(pr printer, res *table.Resource, f getFlags, ns string) (*lister,
 		}
 		l.sort = &field
 	}
+	if l.out.table() {
+		l.age = newAgeClock(f.rev)
+	}
 	return l, nil
 }
 
@@ -62,6 +67,7 @@ type listed struct {
 	row     metav1.TableRow // the table
 	line    []byte          // -o name, custom-columns, yaml and json
 	content map[string]any  // templates: the object as served, unstructured
+	created time.Time       // the table as of --rev: AGE counts from it
 }
 
 // worker is one chunk worker's own state: JSONPaths keep state as they
@@ -142,6 +148,7 @@ func (l *lister) item(w *worker, kv etcdview.KV) (listed, bool, error) {
 	switch l.out.format {
 	case "", outputWide:
 		item.obj = tobj
+		item.created = l.age.observe(o, kv)
 	case outputName:
 		item.line, err = nameLine(l.res, tobj, l.pr.p)
 	case formatColumns:
@@ -168,7 +175,8 @@ type tableRows struct {
 	l       *lister
 	pending []listed // objects without their rows, fewer than a page
 	rows    []metav1.TableRow
-	keys    []sortKey // with --sort-by, rows[i]'s
+	keys    []sortKey   // with --sort-by, rows[i]'s
+	created []time.Time // as of --rev, rows[i]'s object's creation
 }
 
 func (t *tableRows) add(items []listed) error {
@@ -190,6 +198,9 @@ func (t *tableRows) keep(items []listed) {
 		t.rows = append(t.rows, it.row)
 		if t.l.sort != nil {
 			t.keys = append(t.keys, it.key)
+		}
+		if t.l.age != nil {
+			t.created = append(t.created, it.created)
 		}
 	}
 }
@@ -236,7 +247,7 @@ func makeRows(l *lister, items []listed) ([]listed, error) {
 				}
 			}
 		}
-		out[i] = listed{key: items[order[i]].key, row: row}
+		out[i] = listed{key: items[order[i]].key, row: row, created: items[order[i]].created}
 	}
 	return out, nil
 }

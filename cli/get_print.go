@@ -36,7 +36,12 @@ func (l *lister) list(ctx context.Context, pages pager) error {
 		if err != nil {
 			return err
 		}
-		return l.printTable(t.rows)
+		note := l.age.recount(l.res.Columns(l.withNamespace), t.rows, t.created)
+		if err := l.printTable(t.rows); err != nil || note == "" {
+			return err
+		}
+		_, err = fmt.Fprintln(l.pr.errOut, l.pr.ep.dim(note))
+		return err
 	}
 	var items []listed
 	err := inOrder(ctx, pages, l.items, func(chunk []listed) error {
@@ -81,7 +86,12 @@ func (l *lister) tableRows(ctx context.Context, pages pager) (*tableRows, error)
 	if err := t.page(len(t.pending)); err != nil || l.sort == nil {
 		return t, err
 	}
-	swap := func(i, j int) { t.rows[i], t.rows[j] = t.rows[j], t.rows[i] }
+	swap := func(i, j int) {
+		t.rows[i], t.rows[j] = t.rows[j], t.rows[i]
+		if t.created != nil {
+			t.created[i], t.created[j] = t.created[j], t.created[i]
+		}
+	}
 	return t, sortByKeys(*l.sort, t.keys, swap, true)
 }
 

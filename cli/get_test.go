@@ -80,7 +80,8 @@ func TestGetOnAKubernetes17DataFile(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown resource", []string{"get", "--db", db, "flurbs", "x"}, `unknown resource type "flurbs"`},
+		{"unknown resource", []string{"get", "--db", db, "flurbs", "x"}, `the server doesn't have a resource type "flurbs"`},
+		{"unknown resource, no name", []string{"get", "--db", db, "widgets"}, `Error: the server doesn't have a resource type "widgets"`},
 		{"missing key", []string{"get", "--db", db, "/registry/pods/default/nope"}, "/registry/pods/default/nope not found"},
 		{"compacted revision", []string{"get", "--db", db, "po", "pi-dqtsw", "--rev", "5"}, "revision 5 has been compacted: the oldest revision etcd still holds is 241828"},
 		{"unknown output", []string{"get", "--db", db, "po", "pi-dqtsw", "-o", "yml"}, `unknown output format "yml": want yaml, json, raw, wide, name, custom-columns=...`},

@@ -20,27 +20,32 @@ import (
 func newHistoryCmd(conn *connFlags) *cobra.Command {
 	var (
 		diff, all bool
+		namespace string
 		output    *printFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "history KEY [--all-incarnations] [--diff] [-o yaml|json]",
+		Use:   "history KEY|RESOURCE NAME|RESOURCE/NAME [-n NS] [--all-incarnations] [--diff] [-o yaml|json]",
 		Short: "Show every revision of one key etcd still holds, newest first",
 		Long: `history lists the revisions of KEY that etcd still holds, newest first: each
 write with the fields it changed, each deletion. It says where compaction cut
 the history off. --diff shows each change as a unified diff of the decoded
-objects; -o yaml or -o json prints every revision's object.
+objects; -o yaml or -o json prints every revision's object. An object can be
+named as get names it: RESOURCE NAME or RESOURCE/NAME, in the namespace -n
+(default "default").
 
 On a live etcd it reads the key's current incarnation, one read per version,
-and says when an earlier one (before a deletion and re-creation) exists.
---all-incarnations reads those too, and the history of a deleted key: etcd
-has no read for them but a replay of its whole history, which takes seconds
-on a store of millions of revisions (a progress line shows on a terminal).
-An offline file (--db) always gives every incarnation.`,
+or, for a deleted key, the last incarnation up to its deletion, and says
+when an earlier one (before a deletion and re-creation) exists.
+--all-incarnations reads those too: etcd has no read for them but a replay
+of its whole history, which takes seconds on a store of millions of
+revisions (a progress line shows on a terminal). An offline file (--db)
+always gives every incarnation.`,
 		Example: `  etcdscope history /registry/deployments/default/web
-  etcdscope history /registry/pods/default/web-0 --diff
+  etcdscope history pod web-0 -n default --diff
+  etcdscope history sts/web
   etcdscope history /registry/pods/default/web-0 --all-incarnations
   etcdscope history --db member/snap/db /registry/pods/default/web-0 -o json`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pr, err := output.toPrinter(cmd)
 			if err != nil {
@@ -51,13 +56,17 @@ An offline file (--db) always gives every incarnation.`,
 				return err
 			}
 			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+				key, err := objectKey(cmd.Context(), src, dec, args, namespace)
+				if err != nil {
+					return err
+				}
 				opts := etcdview.HistoryOptions{AllIncarnations: all}
 				var line *replayLine
 				if all && pr.ep.tty {
 					line = &replayLine{w: pr.errOut, start: time.Now()}
 					opts.Progress = line.show
 				}
-				h, err := src.History(cmd.Context(), args[0], opts)
+				h, err := src.History(cmd.Context(), key, opts)
 				line.clear()
 				if err != nil {
 					return err
@@ -69,7 +78,8 @@ An offline file (--db) always gives every incarnation.`,
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&all, "all-incarnations", false, "also read the incarnations before the current one, and a deleted key's history: a replay of etcd's whole history")
+	cmd.Flags().BoolVar(&all, "all-incarnations", false, "also read the incarnations before the one read (a deleted key's is its last): a replay of etcd's whole history")
+	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", `namespace of a namespaced RESOURCE (default "default")`)
 	cmd.Flags().BoolVar(&diff, "diff", false, "show each revision as a diff from the one before")
 	output = addPrintFlags(cmd, "", "print every revision's object: yaml or json", decode.OutputYAML, decode.OutputJSON)
 	conn.decoding.register(cmd.Flags())

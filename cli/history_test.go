@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -51,7 +53,7 @@ func TestHistoryShowsEachRevisionAndWhatChanged(t *testing.T) {
 	// Without the flag: the current incarnation, and a line that says an
 	// earlier one exists.
 	current := strings.Split(strings.TrimSpace(run(t, "--endpoints", endpoints, "history", key)), "\n")
-	note := fmt.Sprintf("an earlier incarnation existed at revision %d; the incarnations before the current one were not read (read with --all-incarnations)", updated)
+	note := fmt.Sprintf("an earlier incarnation existed at revision %d; the incarnations before this one were not read (read with --all-incarnations)", updated)
 	if len(current) != 3 || strings.Fields(current[1])[1] != "ADDED" || current[2] != note {
 		t.Errorf("history of the current incarnation:\n%s\nwant its creation, then %q", strings.Join(current, "\n"), note)
 	}
@@ -84,22 +86,76 @@ func TestHistoryShowsEachRevisionAndWhatChanged(t *testing.T) {
 	}
 }
 
-func TestHistoryOfADeletedKeyIsReadWhenAsked(t *testing.T) {
+// TestHistoryOfADeletedObjectEndsInItsDeletion: a deleted object's history
+// is its last incarnation, ending in the deletion, read without a replay,
+// and named as get names it.
+func TestHistoryOfADeletedObjectEndsInItsDeletion(t *testing.T) {
 	_, endpoints, cli := startEtcd(t, 1)
-	key := "/registry/configmaps/default/gone"
-	last := etcdviewtest.Put(t, cli, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "gone", Namespace: "default"}})
+	key := "/registry/statefulsets/lab/notebook"
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "notebook", Namespace: "lab", Labels: map[string]string{"v": "1"}}}
+	created := etcdviewtest.Put(t, cli, sts)
+	// Other writes in its life and after its deletion: History finds a
+	// deleted key by probes back from the head, which meet an incarnation
+	// that lived longer than the time since.
+	others := func(prefix string) {
+		for i := range 40 {
+			etcdviewtest.Put(t, cli, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint(prefix, i), Namespace: "lab"}})
+		}
+	}
+	others("during-")
+	sts.Labels["v"] = "2"
+	updated := etcdviewtest.Put(t, cli, sts)
 	resp, err := cli.Delete(context.Background(), key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := runFails(t, "--endpoints", endpoints, "history", key)
-	want := fmt.Sprintf("%s does not exist at revision %d; it existed at revision %d; its history was not read (read with --all-incarnations)", key, resp.Header.Revision, last)
-	if msg != "Error: "+want {
-		t.Errorf("history of a deleted key: %q, want %q", msg, want)
+	deleted := resp.Header.Revision
+	others("after-")
+	want := [][]string{{fmt.Sprint(deleted), "DELETED"}, {fmt.Sprint(updated), "MODIFIED", "2"}, {fmt.Sprint(created), "ADDED", "1"}}
+	for _, args := range [][]string{{key}, {"statefulset", "notebook", "-n", "lab"}, {"sts/notebook", "-n", "lab"}} {
+		table := run(t, append([]string{"--endpoints", endpoints, "history"}, args...)...)
+		lines := strings.Split(strings.TrimSpace(table), "\n")
+		if len(lines) != 1+len(want) {
+			t.Errorf("history %s:\n%s\nwant a header and %d revisions", strings.Join(args, " "), table, len(want))
+			continue
+		}
+		for i, w := range want {
+			if f := strings.Fields(lines[i+1]); len(f) < len(w) || !slices.Equal(f[:len(w)], w) {
+				t.Errorf("history %s: line %q, want it to start %v", strings.Join(args, " "), lines[i+1], w)
+			}
+		}
 	}
 	table := run(t, "--endpoints", endpoints, "history", key, "--all-incarnations")
-	if lines := strings.Split(strings.TrimSpace(table), "\n"); len(lines) != 3 || !strings.Contains(lines[1], "DELETED") || !strings.Contains(lines[2], "ADDED") {
+	if lines := strings.Split(strings.TrimSpace(table), "\n"); len(lines) != 4 || !strings.Contains(lines[1], "DELETED") || !strings.Contains(lines[3], "ADDED") {
 		t.Errorf("history --all-incarnations of a deleted key:\n%s", table)
+	}
+}
+
+func TestHistoryRefusesBadNames(t *testing.T) {
+	db := kube17 + "boltdb-db"
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown resource", []string{"widgets", "w"}, `the server doesn't have a resource type "widgets"`},
+		{"unknown resource, typed", []string{"widgets/w"}, `the server doesn't have a resource type "widgets"`},
+		{"resource without a name", []string{"pods"}, "pods: give the NAME of the object too"},
+		{"type and name twice", []string{"po/pi-dqtsw", "pi-dqtsw"}, "there is no need to specify a resource type as a separate argument"},
+		{"key with a name", []string{"/registry/pods/default/pi-dqtsw", "x"}, "a key takes no NAME"},
+		{"key with a namespace", []string{"/registry/pods/default/pi-dqtsw", "-n", "x"}, "-n goes with a RESOURCE NAME"},
+		{"unknown name", []string{"po", "nope"}, "no revision of /registry/pods/default/nope found"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := runFails(t, append([]string{"history", "--db", db}, tc.args...)...)
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("error %q, want it to say %q", msg, tc.want)
+			}
+		})
+	}
+	if out := run(t, "history", "--db", db, "job", "pi"); !strings.HasSuffix(out, "82703      MODIFIED   3         638 B   \nhistory before revision 241828 was compacted\n") {
+		t.Errorf("history job pi:\n%s\nwant the job's one revision since the compaction", out)
 	}
 }
 
@@ -207,7 +263,7 @@ func TestHistoryTableIsLaidOutAsTabwriterWould(t *testing.T) {
 	}
 	tw.Flush()
 	want.WriteString(h.Truncated() + "\n")
-	want.WriteString("an earlier incarnation existed at revision 4; the incarnations before the current one were not read (read with --all-incarnations)\n")
+	want.WriteString("an earlier incarnation existed at revision 4; the incarnations before this one were not read (read with --all-incarnations)\n")
 	var got bytes.Buffer
 	if err := printHistoryAs(printer{out: &got}, h, decode.Decoder{}, false); err != nil {
 		t.Fatal(err)

@@ -30,11 +30,12 @@ func newRoot() *cobra.Command {
 each value decoded into metadata, spec and status, live watch events, and the
 revision history of an object.
 
-With no connection flags it starts its own bundled etcd cluster, the
-built-in Kubernetes API server in front of it (kubeconfig in the data dir),
-and a simulated control plane that keeps writes flowing (--demo). With
---endpoints (or ETCDCTL_ENDPOINTS) it reads a live etcd and never writes to it;
-with --db it reads an offline etcd data file.`,
+With no connection flags it starts its own bundled etcd cluster with
+Kubernetes' own control plane in front of it (kube-apiserver,
+kube-controller-manager and kube-scheduler; kubeconfig in the data dir), and
+simulated kubelets and add-ons whose scripted load keeps writes flowing
+(--demo). With --endpoints (or ETCDCTL_ENDPOINTS) it reads a live etcd and
+never writes to it; with --db it reads an offline etcd data file.`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		// execute prints the error, one line, unless it is the Ctrl-C the
@@ -48,7 +49,7 @@ with --db it reads an offline etcd data file.`,
 	root.Flags().Int64Var(&flags.rev, "rev", 0, "open the explorer as of this revision, as :rev does (:rev head returns to the newest)")
 	root.Flags().IntVar(&flags.tailBuffer, "tail-buffer", ui.DefaultTailBuffer, "events the tail keeps; older ones are dropped, and counted in the header")
 	root.Flags().StringVar(&flags.demo, "demo", string(demo.Calm), "bundled mode: the simulated kubelets' and add-ons' scripted load, calm, busy, or off (the control plane only, nothing simulated)")
-	root.Flags().IntVar(&flags.demoNodes, "demo-nodes", 3, "bundled mode: nodes (kubelets) of the simulated control plane")
+	root.Flags().IntVar(&flags.demoNodes, "demo-nodes", 3, "bundled mode: simulated nodes, a kubelet each")
 	root.Flags().DurationVar(&flags.compaction, "compaction-interval", controlplane.DefaultCompactionInterval, "bundled mode: how often kube-apiserver compacts etcd's history (its --etcd-compaction-interval); 0 turns it off")
 	conn.decoding.register(root.Flags())
 	root.RunE = func(cmd *cobra.Command, _ []string) error {

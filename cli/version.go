@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
 	etcdversion "go.etcd.io/etcd/api/v3/version"
@@ -24,27 +25,33 @@ func versionText() string {
 		own, runtime.Version(), runtime.GOOS, runtime.GOARCH, etcdversion.Version, decode.KubernetesVersion, api)
 }
 
-// moduleVersion is the main module's version, which `go install ...@vX`
-// records; a build from a checkout records (devel) and, when git was there,
-// the commit.
+// moduleVersion is the main module's version as the build info Go embeds
+// says it, so that go build, go run and go install each say it without a
+// linker flag: the version `go install ...@vX` records; else, for a build
+// from a checkout with version control stamping (-buildvcs, on by default
+// outside GOFLAGS), the commit, its time and whether the tree had
+// uncommitted changes. The go command makes a pseudo-version of the commit
+// for such a build (v0.0.0-TIME-COMMIT+dirty), which says the same less
+// plainly.
 func moduleVersion(info *debug.BuildInfo) string {
-	v := info.Main.Version
-	var rev, modified string
+	vcs := map[string]string{}
 	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = ", modified"
-			}
-		}
+		vcs[s.Key] = s.Value
 	}
-	if v == "" {
-		v = "(devel)"
+	v, rev := info.Main.Version, vcs["vcs.revision"]
+	pseudo := rev != "" && strings.Contains(v, rev[:min(len(rev), 12)])
+	switch {
+	case v != "" && v != "(devel)" && !pseudo:
+		return v
+	case rev == "":
+		return "(devel): built without version control information (go build -buildvcs=true stamps it)"
 	}
-	if rev != "" {
-		v += fmt.Sprintf(" (commit %.12s%s)", rev, modified)
+	v = fmt.Sprintf("commit %.12s", rev)
+	if t, err := time.Parse(time.RFC3339, vcs["vcs.time"]); err == nil {
+		v += " of " + t.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	if vcs["vcs.modified"] == "true" {
+		v += ", with uncommitted changes"
 	}
 	return v
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/distribution/reference"
 	"github.com/etcdscope/etcdscope/decode"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -472,10 +472,20 @@ func (k *kubelet) completedStatus(pod *corev1.Pod, now time.Time) corev1.PodStat
 }
 
 // imageID and containerID look like containerd's: digests derived from the
-// image name, and from the pod, container and restart.
+// image name, and from the pod, container and restart. containerd names an
+// image by its normalised repository (docker.io/library/ before an image of
+// Docker Hub's library, nothing before one with a registry host) and the
+// digest it pulled, which an image pinned by digest already says.
 func imageID(image string) string {
-	repo, _, _ := strings.Cut(image, ":")
-	return fmt.Sprintf("docker.io/library/%s@sha256:%x", repo, sha256.Sum256([]byte(image)))
+	named, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		// The API server admitted it; containerd would refuse to pull it.
+		return fmt.Sprintf("%s@sha256:%x", image, sha256.Sum256([]byte(image)))
+	}
+	if d, ok := named.(reference.Digested); ok {
+		return reference.TrimNamed(named).Name() + "@" + d.Digest().String()
+	}
+	return fmt.Sprintf("%s@sha256:%x", named.Name(), sha256.Sum256([]byte(image)))
 }
 
 func containerID(pod *corev1.Pod, name string, restart int32) string {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/etcdscope/etcdscope/decode"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -13,11 +14,11 @@ import (
 // HistoryOptions say how much of a key's history History reads.
 type HistoryOptions struct {
 	// AllIncarnations reads the key's incarnations before its current one
-	// too (what it held before each deletion and re-creation), and the
-	// history of a key that no longer exists. A live etcd has no read that
-	// finds them but a replay of its history through a watch, for which
-	// etcd reads every revision it holds: seconds on a store of millions.
-	// Without it, History reads the current incarnation only, about a
+	// too (what it held before each deletion and re-creation). A live etcd
+	// has no read that finds them but a replay of its history through a
+	// watch, for which etcd reads every revision it holds: seconds on a
+	// store of millions. Without it, History reads the current
+	// incarnation only, or that of a deleted key which ended last, about a
 	// range per version.
 	AllIncarnations bool
 	// Progress, when set, is called from History's goroutine while a
@@ -43,9 +44,9 @@ func (p ReplayProgress) String() string {
 	return fmt.Sprintf("replaying etcd's history, revisions %d to %d: %.0f%%, %d revisions of the key", p.From, p.Head, done, p.Found)
 }
 
-// Earlier is what a History knows of the key's incarnations before its
-// current one: when the key was deleted and created again, what it held
-// before.
+// Earlier is what a History knows of the key's incarnations before the
+// one it read (the current one, or a deleted key's last): when the key was
+// deleted and created again, what it held before.
 type Earlier int
 
 const (
@@ -85,20 +86,17 @@ func (h History) EarlierNote() string {
 	switch {
 	case h.Complete():
 		return ""
-	case h.Earlier == EarlierUnread && len(h.Entries) == 0:
-		return fmt.Sprintf("it existed at revision %d; its history was not read", h.EarlierSeenAt)
 	case h.Earlier == EarlierUnread:
-		return fmt.Sprintf("an earlier incarnation existed at revision %d; the incarnations before the current one were not read", h.EarlierSeenAt)
-	case len(h.Entries) == 0:
-		return "earlier incarnations, if etcd holds any, were not read"
+		return fmt.Sprintf("an earlier incarnation existed at revision %d; the incarnations before this one were not read", h.EarlierSeenAt)
 	}
-	return "incarnations before the current one, if etcd holds any, were not read"
+	return "earlier incarnations, if etcd holds any, were not read"
 }
 
 // History reads the revisions of key etcd still holds. The current
-// incarnation is walked back by ranges at the revisions below each version
+// incarnation, or for a deleted key the last one and its deletion
+// (deletion), is walked back by ranges at the revisions below each version
 // (walk), and whether earlier incarnations exist is probed by ranges too
-// (probeEarlier): neither makes etcd read more than the key. With
+// (probeEarlier): none of them makes etcd read more than the key. With
 // opts.AllIncarnations the history comes from a replay instead.
 func (l *Live) History(ctx context.Context, key string, opts HistoryOptions) (History, error) {
 	cur, err := l.rangeKeys(ctx, rangeRequest{key: key})
@@ -109,26 +107,77 @@ func (l *Live) History(ctx context.Context, key string, opts HistoryOptions) (Hi
 	if opts.AllIncarnations {
 		return l.replayHistory(ctx, h, cur, opts.Progress)
 	}
-	absent := cur.rev // the newest revision the key is known to be absent at
+	var newest KV
 	if len(cur.kvs) > 0 {
-		if h.Entries, h.CompactedAt, err = l.walk(ctx, cur.kvs[0]); err != nil {
-			return h, fmt.Errorf("history of %s: %w", key, err)
+		newest = cur.kvs[0]
+	} else {
+		earlier, seen, err := l.probeEarlier(ctx, key, cur.rev)
+		if err != nil || earlier != EarlierUnread {
+			h.Earlier = earlier
+			return h, wrapHistory(key, err)
 		}
-		// A key is absent at the revision before its creation: the
-		// deletion of the incarnation before, if any, came earlier.
-		absent = cur.kvs[0].CreateRevision - 1
+		var deleted int64
+		if newest, deleted, err = l.deletion(ctx, key, seen, cur.rev); err != nil {
+			return h, wrapHistory(key, err)
+		}
+		h.Entries = []Entry{{KV: KV{Key: key, ModRevision: deleted}, Deleted: true}}
+	}
+	entries, compacted, err := l.walk(ctx, newest)
+	h.Entries, h.CompactedAt = append(h.Entries, entries...), compacted
+	if err != nil {
+		return h, wrapHistory(key, err)
 	}
 	if h.CompactedAt != 0 {
-		// The current incarnation began before the compaction, and
-		// compaction keeps nothing of a key's generations that ended
-		// before it (mvcc keyIndex.compact).
+		// The incarnation began before the compaction, and compaction
+		// keeps nothing of a key's generations that ended before it
+		// (mvcc keyIndex.compact).
 		h.Earlier = EarlierNone
 		return h, nil
 	}
-	if h.Earlier, h.EarlierSeenAt, err = l.probeEarlier(ctx, key, absent); err != nil {
-		return h, fmt.Errorf("history of %s: %w", key, err)
+	// A key is absent at the revision before its creation: the deletion
+	// of the incarnation before, if any, came earlier.
+	h.Earlier, h.EarlierSeenAt, err = l.probeEarlier(ctx, key, newest.CreateRevision-1)
+	return h, wrapHistory(key, err)
+}
+
+// wrapHistory names the key in err; nil stays nil.
+func wrapHistory(key string, err error) error {
+	if err != nil {
+		return fmt.Errorf("history of %s: %w", key, err)
 	}
-	return h, nil
+	return nil
+}
+
+// deletion finds the end of an incarnation of key between revision seen,
+// at which the key exists, and absent, at which it does not: the version
+// it last had and the revision of its deletion. A bisection by count-only
+// ranges keeps a revision the key exists at below one it is absent at,
+// until they are next to each other: the deletion is the second. Where
+// several incarnations lived between seen and absent it finds the end of
+// one of them, the newest unless one lived and died between two of the
+// revisions read.
+func (l *Live) deletion(ctx context.Context, key string, seen, absent int64) (KV, int64, error) {
+	lo, hi := seen, absent
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		resp, err := l.getAt(ctx, key, mid, clientv3.WithCountOnly())
+		if err != nil {
+			return KV{}, 0, l.readError(ctx, "read "+decode.EscapeKey(key), key, mid, err)
+		}
+		if resp.Count > 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	resp, err := l.getAt(ctx, key, lo)
+	if err != nil {
+		return KV{}, 0, l.readError(ctx, "read "+decode.EscapeKey(key), key, lo, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return KV{}, 0, fmt.Errorf("read %s at revision %d: etcd no longer has the version it had", decode.EscapeKey(key), lo)
+	}
+	return fromProto(resp.Kvs[0]), hi, nil
 }
 
 // replayHistory reads every revision of the key etcd holds through a watch

@@ -80,10 +80,10 @@ func TestHistory(t *testing.T) {
 			{"five updates, a delete and a re-creation", func(key string) wantHistory {
 				return wantHistory{all: recreate(t, cli, key, versions("v", 6), []string{"again"}), current: 1, earlier: EarlierUnread}
 			}},
-			{"a deleted key keeps its last value", func(key string) wantHistory {
+			{"a deleted key's last incarnation ends in its deletion", func(key string) wantHistory {
 				want := recreate(t, cli, key, []string{"a", "b"}, nil)
 				put(t, cli, key+"-sibling", "another key's change after the deletion")
-				return wantHistory{all: want, earlier: EarlierUnread}
+				return wantHistory{all: want, current: 3, earlier: EarlierNone}
 			}},
 			{"100 versions, too many revisions after the first to probe each", func(key string) wantHistory {
 				for i := range denseProbes {
@@ -101,6 +101,22 @@ func TestHistory(t *testing.T) {
 				}
 				slices.Reverse(all)
 				return wantHistory{all: all, current: 21, earlier: EarlierUnknown}
+			}},
+			{"a key deleted long ago, its end found by bisection", func(key string) wantHistory {
+				// The probes back from the head, 1, 2, 4, ... revisions
+				// below it, meet the incarnation that lived longest.
+				others := func(n int) {
+					for i := range n {
+						put(t, cli, fmt.Sprintf("%s-other-%d", key, i), "x")
+					}
+				}
+				first := recreate(t, cli, key, []string{"a1"}, []string{"b1"})
+				others(denseProbes + 8)
+				b2 := put(t, cli, key, "b2")
+				deleted := del(t, cli, key)
+				others(3 * denseProbes)
+				all := append([]step{{deleted, ""}, {b2, "b2"}}, first...)
+				return wantHistory{all: all, current: 3, earlier: EarlierUnread}
 			}},
 			{"a key that never existed", func(key string) wantHistory {
 				return wantHistory{earlier: EarlierUnknown}
@@ -125,6 +141,13 @@ func TestHistory(t *testing.T) {
 				compact(t, cli, after)
 				all := []step{{put(t, cli, key, "new"), "new"}, {kept, "kept"}}
 				return wantHistory{all: all, current: 2, compacted: after, currentCompacted: after, earlier: EarlierNone}
+			}},
+			{"a key deleted after a compaction in its last incarnation", func(key string) wantHistory {
+				put(t, cli, key, "a1")
+				kept := put(t, cli, key, "a2")
+				compact(t, cli, kept)
+				all := []step{{del(t, cli, key), ""}, {kept, "a2"}}
+				return wantHistory{all: all, current: 2, compacted: kept, currentCompacted: kept, earlier: EarlierNone}
 			}},
 		}
 		for i, tc := range tests {
@@ -151,7 +174,7 @@ func checkCurrentIncarnation(t *testing.T, src *Live, key string, want wantHisto
 		t.Errorf("current incarnation compacted at %d, earlier %s; want %d, %s", h.CompactedAt, h.Earlier, want.currentCompacted, want.earlier)
 	}
 	if h.Earlier == EarlierUnread {
-		if kv, err := src.Get(testCtx(t), key, h.EarlierSeenAt); err != nil || (want.current > 0 && kv.CreateRevision == h.Entries[0].KV.CreateRevision) {
+		if kv, err := src.Get(testCtx(t), key, h.EarlierSeenAt); err != nil || (want.current > 0 && kv.CreateRevision == h.Entries[len(h.Entries)-1].KV.CreateRevision) {
 			t.Errorf("an earlier incarnation was seen at %d, where etcd has %+v, %v", h.EarlierSeenAt, kv, err)
 		}
 	}

@@ -78,10 +78,26 @@ func (l *Live) Status(ctx context.Context) (Cluster, error) {
 		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Endpoint, b.Endpoint))
 	})
 	if cl.Revision == 0 {
-		return cl, fmt.Errorf("no etcd member answered: %w", cl.Members[0].Err)
+		return cl, noRevision(cl.Members)
 	}
 	cl.CompactRevision = l.apiserverCompaction(ctx)
 	return cl, nil
+}
+
+// noRevision is Status's error when no member said a revision: what the
+// first that answered without one said (a store's revision is 1 or more
+// in etcd; an etcd API of another kind, as kine, may answer with an empty
+// header), else the first member's error.
+func noRevision(members []Member) error {
+	for _, m := range members {
+		if m.Err == nil {
+			return fmt.Errorf("no etcd member answered with a revision: %s answered its status with revision 0 (an etcd API that is not etcd, such as kine?)", m.Endpoint)
+		}
+	}
+	if len(members) == 0 {
+		return errors.New("no etcd member answered: the client has no endpoint")
+	}
+	return fmt.Errorf("no etcd member answered: %w", members[0].Err)
 }
 
 // statuses calls Status on every endpoint at once.
@@ -102,8 +118,12 @@ func (l *Live) status(ctx context.Context, ep string) Member {
 		return m
 	}
 	st, err := l.c.Status(ctx, ep)
-	if err != nil {
+	switch {
+	case err != nil:
 		m.Err = requestError(ctx, err)
+		return m
+	case st == nil || st.Header == nil:
+		m.Err = fmt.Errorf("%s answered its status without a header", ep)
 		return m
 	}
 	m.ID = st.Header.MemberId

@@ -1,9 +1,14 @@
 package etcdview
 
 import (
+	"context"
+	"errors"
+	"net"
+	"strings"
 	"testing"
 
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -60,4 +65,46 @@ func TestStatusOfEachEtcd(t *testing.T) {
 			t.Errorf("revision %d and compaction %d, want past %d and 1 from %s", cl.Revision, cl.CompactRevision, rev, compactRevKey)
 		}
 	})
+}
+
+// answersNothing is an etcd API that answers Status as no etcd does: with
+// an empty header, or with nothing and no error.
+type answersNothing struct {
+	Client
+	endpoint string
+	empty    bool
+}
+
+func (a answersNothing) Endpoints() []string { return []string{a.endpoint} }
+
+func (a answersNothing) Status(context.Context, string) (*clientv3.StatusResponse, error) {
+	if a.empty {
+		return &clientv3.StatusResponse{Header: &etcdserverpb.ResponseHeader{}}, nil
+	}
+	return nil, nil
+}
+
+func (a answersNothing) MemberList(context.Context, ...clientv3.OpOption) (*clientv3.MemberListResponse, error) {
+	return nil, errors.New("unimplemented")
+}
+
+func TestStatusOfAServerThatAnswersNoRevisionSaysSo(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ep := "http://" + ln.Addr().String()
+	for _, tc := range []struct {
+		empty bool
+		want  string
+	}{
+		{true, "no etcd member answered with a revision: " + ep + " answered its status with revision 0 (an etcd API that is not etcd, such as kine?)"},
+		{false, "no etcd member answered: " + ep + " answered its status without a header"},
+	} {
+		_, err := NewLive(answersNothing{endpoint: ep, empty: tc.empty}, 0).Status(testCtx(t))
+		if err == nil || err.Error() != tc.want || strings.Contains(err.Error(), "%!") {
+			t.Errorf("status of a server answering with an empty header %v: %v, want %q", tc.empty, err, tc.want)
+		}
+	}
 }

@@ -11,80 +11,141 @@ import (
 	"github.com/etcdscope/etcdscope/etcdview"
 )
 
+// each is a growth function that gives every member g.
+func each(g Growth) func(string) Growth { return func(string) Growth { return g } }
+
+// compacted is a growth measured across compactions.
+func compacted(bytesPerSec float64) Growth {
+	return Growth{BytesPerSec: bytesPerSec, Over: 10 * time.Minute, Basis: "DB size in use after each compaction", Compactions: 3}
+}
+
 func TestForecastIsTheRoomAboveTheSizeInUseAtTheGrowth(t *testing.T) {
 	ms := []Member{
 		{Name: "a", DBSize: 1 << 30, InUse: 600 << 20, Quota: 2 << 30},
 		{Name: "b", DBSize: 1 << 30, InUse: 800 << 20, Quota: 2 << 30},
 		{Name: "c", Err: errors.New("unreachable")},
 	}
-	f, ok := ForecastQuota(ms, Growth{BytesPerSec: 1 << 20, Over: time.Minute, Basis: "DB size in use"})
+	f, ok := ForecastQuota(ms, each(compacted(1<<20)))
 	// b is the fullest: (2048 − 800) MiB at 1 MiB/s.
 	if !ok || f.Member != "b" || !f.Growing || f.Left != 1248*time.Second || !f.Urgent() {
 		t.Errorf("forecast %+v, want b full in 1248s, urgent", f)
 	}
-	if !strings.HasSuffix(f.String(), "growing 1.0 MiB/s (DB size in use, over 1m): full in 21m") {
-		t.Errorf("forecast says %q", f.String())
+	want := "b uses 800 MiB of its 2.0 GiB quota (39%), growing 1.0 MiB/s (DB size in use after each compaction, 3 compactions over 10m): it refuses writes (NOSPACE) in 21m at this pace"
+	if f.String() != want {
+		t.Errorf("forecast says %q, want %q", f.String(), want)
 	}
-	if f, _ := ForecastQuota(ms, Growth{BytesPerSec: 10, Over: time.Minute}); f.Urgent() || !strings.HasSuffix(f.String(), "full in 1514d15h") {
+	if f, _ := ForecastQuota(ms, each(compacted(10))); f.Urgent() || !strings.HasSuffix(f.String(), "in 1514d15h at this pace") {
 		t.Errorf("10 B/s with 1.2 GiB left is urgent, or said wrong: %+v %q", f, f.String())
 	}
+	// Each member at its own growth: a, emptier but growing faster, is
+	// the one to act on.
+	byMember := func(m string) Growth { return map[string]Growth{"a": compacted(2 << 20), "b": compacted(1 << 20)}[m] }
+	if f, _ := ForecastQuota(ms, byMember); f.Member != "a" || f.Left != 724*time.Second {
+		t.Errorf("forecast %+v, want a full in 724s", f)
+	}
+	written := Growth{BytesPerSec: 1 << 20, Over: time.Minute, Basis: "bytes written, were nothing compacted"}
+	if f, _ := ForecastQuota(ms, each(written)); f.Urgent() || f.String() != "b uses 800 MiB of its 2.0 GiB quota (39%); the writes, 1.0 MiB/s over 1m, would fill it in 21m were nothing compacted (an upper bound: kube-apiserver compacts them)" {
+		t.Errorf("the bytes written alone are urgent, or said wrong: %q", f.String())
+	}
+	written.BytesPerSec = 0
+	if f, _ := ForecastQuota(ms, each(written)); f.String() != "b uses 800 MiB of its 2.0 GiB quota (39%); nothing written over 1m" {
+		t.Errorf("no bytes written: %q", f.String())
+	}
+	if f, _ := ForecastQuota(ms, each(Growth{})); f.String() != "b uses 800 MiB of its 2.0 GiB quota (39%); its growth is not measured yet" {
+		t.Errorf("a growth over 0s says %q", f.String())
+	}
 	full := []Member{{Name: "a", DBSize: 2 << 30, InUse: 2 << 30, Quota: 2 << 30}}
-	if f, _ := ForecastQuota(full, Growth{}); !f.Full || !f.Urgent() || !strings.Contains(f.String(), "NOSPACE") {
+	if f, _ := ForecastQuota(full, each(Growth{})); !f.Full || !f.Urgent() || !strings.Contains(f.String(), "NOSPACE") {
 		t.Errorf("a DB at its quota: %+v %q", f, f.String())
 	}
-	if _, ok := ForecastQuota(ms[2:], Growth{}); ok {
+	if _, ok := ForecastQuota(ms[2:], each(Growth{})); ok {
 		t.Errorf("a forecast with no member answering")
 	}
 }
 
-func TestSizeTrendIsTheSlopeOfTheSizeInUse(t *testing.T) {
-	var tr SizeTrend
+// reading is one Status reading of members etcd-0 and etcd-1 (MiB in use)
+// with compact_rev_key at compact.
+func reading(compact int64, inUse ...int64) etcdview.Cluster {
+	cl := etcdview.Cluster{CompactRevision: compact}
+	for i, u := range inUse {
+		cl.Members = append(cl.Members, etcdview.Member{Name: fmt.Sprint("etcd-", i), DBSize: 1 << 30, DBInUse: u << 20})
+	}
+	return cl
+}
+
+func TestSizeTrendCountsOnlyCompactionsThatHappened(t *testing.T) {
 	at := time.Unix(1_000_000, 0)
-	cl := func(inUse int64) etcdview.Cluster {
-		return etcdview.Cluster{Members: []etcdview.Member{{DBSize: 1 << 30, DBInUse: inUse}, {Err: errors.New("down")}}}
+	// kube-apiserver's cycle every minute, read every 20 s: its first
+	// write of compact_rev_key ("0") compacts nothing; then each cycle
+	// compacts, and the size in use falls back a reading later (etcd
+	// frees the pages in the background), to a level rising 1 MiB a
+	// cycle; between, it climbs by every write.
+	type step struct {
+		compact int64
+		used    int64
 	}
-	tr.Observe(cl(100<<20), at)
-	tr.Observe(cl(101<<20), at.Add(5*time.Second))
-	if _, ok := tr.Growth(); ok {
-		t.Errorf("a growth over 5s, under minTrend")
+	steps := []step{
+		{0, 100}, {0, 104}, {0, 108}, // no compact_rev_key yet
+		{0, 112}, {0, 116}, {0, 120}, // the first write: "0"
+		{500, 124}, {500, 101}, {500, 105}, // compacted to 500
+		{900, 109}, {0, 102}, {900, 106}, // compact_rev_key's read failed once
+		{1300, 110}, {1300, 103}, {1300, 107},
 	}
-	tr.Observe(cl(110<<20), at.Add(20*time.Second))
-	if g, ok := tr.Growth(); !ok || g.BytesPerSec != float64(10<<20)/20 || g.Over != 20*time.Second {
-		t.Errorf("growth %+v, %v; want 512 KiB/s over 20s", g, ok)
+	var tr SizeTrend
+	for i, s := range steps {
+		cl := reading(s.compact, s.used)
+		tr.Observe(cl, at.Add(time.Duration(i)*20*time.Second))
+		g, ok := tr.Growth("etcd-0")
+		switch {
+		case i < 11 && ok:
+			t.Fatalf("reading %d: a growth %+v before two compactions settled", i, g)
+		case i >= 11 && !ok:
+			t.Fatalf("reading %d: no growth after two compactions", i)
+		}
+	}
+	g, _ := tr.Growth("etcd-0")
+	if want := float64(2<<20) / 120; g.BytesPerSec != want || g.Compactions != 3 || g.Over != 2*time.Minute {
+		t.Errorf("growth %+v; want %.0f B/s across 3 compactions over 2m", g, want)
 	}
 }
 
-// TestSizeTrendLooksPastTheSawTooth: between compactions the size in use
-// grows by every write and falls back at each; the growth is what stays.
-func TestSizeTrendLooksPastTheSawTooth(t *testing.T) {
+// TestSizeTrendFollowsEachMember: two members of different sizes, read in
+// turn, are two level trends, not a saw tooth between them.
+func TestSizeTrendFollowsEachMember(t *testing.T) {
 	at := time.Unix(1_000_000, 0)
-	cl := func(inUse int64) etcdview.Cluster {
-		return etcdview.Cluster{Members: []etcdview.Member{{DBSize: 1 << 30, DBInUse: inUse}}}
-	}
-	// A 5-minute cycle sampled every minute: +10 MiB a minute, back to
-	// the trough at each compaction; troughs rising by level MiB a cycle.
-	sawTooth := func(level int64) *SizeTrend {
-		var tr SizeTrend
-		for i := range 16 {
-			cycle, step := int64(i/5), int64(i%5)
-			tr.Observe(cl((100+cycle*level+step*10)<<20), at.Add(time.Duration(i)*time.Minute))
+	var tr SizeTrend
+	for i := range 30 {
+		compact := int64(100 * (1 + i/5))
+		cl := reading(compact, int64(50+i%5), int64(9+i%5))
+		if i%2 == 0 {
+			cl.Members[0].Err = errors.New("timeout")
 		}
-		return &tr
+		tr.Observe(cl, at.Add(time.Duration(i)*10*time.Second))
 	}
-	g, ok := sawTooth(0).Growth()
-	if !ok || g.BytesPerSec != 0 || g.Compactions != 3 || g.Over != 10*time.Minute {
-		t.Errorf("level troughs: growth %+v, %v; want 0 B/s across 3 compactions over 10m", g, ok)
+	for _, m := range []string{"etcd-0", "etcd-1"} {
+		if g, ok := tr.Growth(m); !ok || g.BytesPerSec != 0 {
+			t.Errorf("%s: growth %+v, %v; want level", m, g, ok)
+		}
 	}
-	g, ok = sawTooth(5).Growth()
-	if want := float64(10<<20) / 600; !ok || g.BytesPerSec != want || g.Basis != "DB size in use after each compaction" {
-		t.Errorf("troughs rising 5 MiB a cycle: growth %+v, %v; want %.0f B/s", g, ok, want)
+	if _, ok := tr.Growth("etcd-9"); ok {
+		t.Errorf("a growth for a member never read")
 	}
-	var one SizeTrend
-	for i, used := range []int64{100, 140, 100, 120} {
-		one.Observe(cl(used<<20), at.Add(time.Duration(i)*time.Minute))
+}
+
+// TestSizeTrendWithNoCompactionIsTheSlopeAfterElevenMinutes: an etcd that
+// nothing compacts grows by every write.
+func TestSizeTrendWithNoCompactionIsTheSlopeAfterElevenMinutes(t *testing.T) {
+	at := time.Unix(1_000_000, 0)
+	var tr SizeTrend
+	for i := range 12 {
+		cl := reading(0, int64(100+i))
+		tr.Observe(cl, at.Add(time.Duration(i)*time.Minute))
+		if g, ok := tr.Growth("etcd-0"); ok != (i >= 11) {
+			t.Errorf("minute %d: growth %+v, %v", i, g, ok)
+		}
 	}
-	if g, ok := one.Growth(); ok {
-		t.Errorf("one compaction gives a slope only the saw tooth draws: %+v", g)
+	if g, _ := tr.Growth("etcd-0"); g.BytesPerSec != float64(1<<20)/60 || g.Basis != "DB size in use, no compaction seen" {
+		t.Errorf("growth %+v, want 1 MiB a minute with no compaction seen", g)
 	}
 }
 

@@ -84,17 +84,16 @@ type Model struct {
 	// cancelled says the last read was cancelled, and how far it was.
 	cancelled *space.Progress
 
-	level    string
-	by       space.Measure
-	meter    *space.Meter
-	rates    space.Rates
-	trend    space.SizeTrend
-	status   *etcdview.Cluster
+	level  string
+	by     space.Measure
+	meter  *space.Meter
+	rates  space.Rates
+	trend  space.SizeTrend
+	status *etcdview.Cluster
+	// forecast is the one forecast of the moment, made at each reading
+	// and tick: the header, the forecast line and the guidance all show it.
 	forecast *space.Forecast
-	// trendBased says the forecast's growth is the DB size's own slope,
-	// not the bytes written (an upper bound where kube-apiserver compacts).
-	trendBased bool
-	findings   []space.Finding
+	findings []space.Finding
 
 	pane    pane
 	cursors [panes]common.Cursor
@@ -265,11 +264,6 @@ func (m *Model) finish() tea.Cmd {
 // hot key's writer reads its value.
 func (m *Model) guide() tea.Cmd {
 	r, rates, gen, c := m.report, m.rates, m.gen, m.common
-	var fc *space.Forecast
-	if m.forecast != nil {
-		f := *m.forecast
-		fc = &f
-	}
 	namer := func(ctx context.Context, key string, rev int64) (string, error) {
 		kv, err := c.Src.Get(ctx, key, rev)
 		if err != nil {
@@ -280,7 +274,9 @@ func (m *Model) guide() tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := c.Context()
 		defer cancel()
-		return findingsMsg{gen: gen, findings: space.Guide(ctx, r, &rates, fc, namer)}
+		// The forecast's finding is not among them: it is made from the
+		// forecast of the moment when drawn (guideLines), not frozen here.
+		return findingsMsg{gen: gen, findings: space.Guide(ctx, r, &rates, nil, namer)}
 	}
 }
 
@@ -301,48 +297,37 @@ func (m *Model) members() []space.Member {
 	return ms
 }
 
-// updateForecast forecasts the quota from the DB size's slope when there
-// is one, else from the bytes written.
+// updateForecast forecasts each member's quota from its size after each
+// compaction when two were seen, else from the bytes written, and keeps
+// the member that reaches it first.
 func (m *Model) updateForecast() {
-	g, ok := m.trend.Growth()
-	if !ok && m.rates.Over >= time.Second {
-		g = space.WriteGrowth(m.rates)
+	growth := func(member string) space.Growth {
+		if g, ok := m.trend.Growth(member); ok {
+			return g
+		}
+		if m.rates.Over >= time.Second {
+			return space.WriteGrowth(m.rates)
+		}
+		return space.Growth{}
 	}
-	m.forecast, m.trendBased = nil, ok
-	if f, found := space.ForecastQuota(m.members(), g); found {
+	m.forecast = nil
+	if f, found := space.ForecastQuota(m.members(), growth); found {
 		m.forecast = &f
 	}
 }
 
-// warnOver is the shortest span of the DB size's growth the header warns
-// on, measured across compactions; uncompactedWarnOver the shortest with
-// none seen. kube-apiserver compacts every 5 minutes by default
-// (--etcd-compaction-interval), and until it does the size in use grows by
-// every write, as it does while a fresh cluster bootstraps: growth over two
-// of its intervals (and a minute for the pace of the Status reads) with no
-// compaction is an etcd that nothing compacts.
-const (
-	warnOver            = 5 * time.Minute
-	uncompactedWarnOver = 11 * time.Minute
-)
-
 // Warning is what the header warns of: the DB at its quota, or reaching it
-// within a day at the DB size's own growth over warnOver at least (or
-// uncompactedWarnOver with no compaction in it); "" otherwise. The bytes
-// written alone are no warning: kube-apiserver compacts them away.
+// within a day at the DB size's own growth across compactions
+// (Forecast.Urgent); "" otherwise.
 func (m *Model) Warning() string {
 	f := m.forecast
 	switch {
-	case f == nil:
+	case f == nil || !f.Urgent():
 		return ""
 	case f.Full:
 		return fmt.Sprintf("⚠ %s at its quota: NOSPACE", f.Member)
-	case !f.Urgent() || !m.trendBased:
-		return ""
-	case f.Growth.Over >= warnOver && f.Growth.Compactions > 0, f.Growth.Over >= uncompactedWarnOver:
-		return fmt.Sprintf("⚠ %s reaches its quota in %s", f.Member, roughly(f.Left))
 	}
-	return ""
+	return fmt.Sprintf("⚠ %s reaches its quota in %s", f.Member, roughly(f.Left))
 }
 
 // roughly is d to the minute, or to the second under a minute.

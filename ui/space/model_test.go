@@ -243,7 +243,10 @@ func TestNoWarningWhereCompactionsKeepTheSizeLevel(t *testing.T) {
 	s := opened(t)
 	for i := range 16 {
 		used := int64(1300+(i%5)*60) << 20
-		s.m.SetStatus(etcdview.Cluster{Members: []etcdview.Member{{Name: "etcd-0", DBSize: 1600 << 20, DBInUse: used}}}, nil,
+		// kube-apiserver's compact_rev_key: "0" on its first cycle, then
+		// the revision each compacts to.
+		compact := int64(max(i/5-1, 0) * 1000)
+		s.m.SetStatus(etcdview.Cluster{CompactRevision: compact, Members: []etcdview.Member{{Name: "etcd-0", DBSize: 1600 << 20, DBInUse: used}}}, nil,
 			uitest.Epoch.Add(time.Duration(i)*time.Minute))
 		if w := s.m.Warning(); w != "" {
 			t.Fatalf("minute %d, %d MiB in use: warns %q", i, used>>20, w)

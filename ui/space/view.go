@@ -212,11 +212,15 @@ func (m *Model) membersView() string {
 // guideLines are the findings, the weightiest first, each wrapped to the
 // width, as many as height holds.
 func (m *Model) guideLines(height int) []string {
-	if len(m.findings) == 0 {
+	findings := m.findings
+	if m.Warning() != "" {
+		findings = append([]space.Finding{{Subject: "quota", Text: m.forecast.String()}}, findings...)
+	}
+	if len(findings) == 0 {
 		return []string{m.common.Styles.Faint.Render("  nothing stands out")}
 	}
 	var lines []string
-	for _, f := range m.findings {
+	for _, f := range findings {
 		text := ansi.Wordwrap(common.Text(f.Subject)+": "+common.Text(f.Text), max(m.width-4, 10), " ")
 		for i, l := range strings.Split(text, "\n") {
 			lead := "  • "
