@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -28,6 +30,11 @@ type connFlags struct {
 	// decoding is how values read from the source are decoded; commands
 	// that print values register its flags.
 	decoding decodeFlags
+	// fromEnv holds the flags an ETCDCTL_* variable set, by flag name.
+	fromEnv map[string]string
+	// errOut is the running command's stderr, where it says which etcd it
+	// reads when no flag named it.
+	errOut io.Writer
 }
 
 func (f *connFlags) register(fs *pflag.FlagSet) {
@@ -42,7 +49,7 @@ func (f *connFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.commandTimeout, "command-timeout", etcdview.DefaultCommandTimeout, "how long each request may take (ETCDCTL_COMMAND_TIMEOUT)")
 	fs.StringVar(&f.db, "db", "", "read an offline etcd data file (member/snap/db or a snapshot) instead of a live etcd")
 	fs.BoolVar(&f.dbIndex, "db-index", true, "keep the --db file's key index for the next command, beside it as FILE.etcdscope-index or in the cache directory (false: build it in memory and write nothing)")
-	fs.StringVar(&f.dataDir, "data-dir", "", "keep the bundled cluster's data here (default: a temporary directory removed on exit)")
+	fs.StringVar(&f.dataDir, "data-dir", "", "the bundled cluster's data dir: the explorer and serve start it there (default: a temporary directory removed on exit); other commands read the bundled cluster running there")
 }
 
 // envFlags are the flags etcdctl also reads from the environment.
@@ -51,17 +58,71 @@ var envFlags = []string{
 	"user", "password", "dial-timeout", "command-timeout",
 }
 
-// applyEnv sets each unset flag from its ETCDCTL_* variable, as etcdctl does.
-func applyEnv(fs *pflag.FlagSet) error {
+// envName is etcdctl's variable for flag name: ETCDCTL_CACERT for cacert.
+func envName(name string) string {
+	return "ETCDCTL_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// applyEnv sets each unset flag from its ETCDCTL_* variable, as etcdctl
+// does, and returns the flags it set.
+func applyEnv(fs *pflag.FlagSet) (map[string]string, error) {
+	set := map[string]string{}
 	for _, name := range envFlags {
-		env := "ETCDCTL_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+		env := envName(name)
 		v, ok := os.LookupEnv(env)
 		fl := fs.Lookup(name)
 		if !ok || fl == nil || fl.Changed {
 			continue
 		}
 		if err := fl.Value.Set(v); err != nil {
-			return fmt.Errorf("%s=%q: %w", env, v, err)
+			return nil, fmt.Errorf("%s=%q: %w", env, v, err)
+		}
+		set[name] = env
+	}
+	return set, nil
+}
+
+// nonEmpty are the connection flags that name something, and what to give
+// instead of nothing: an empty value is a variable a script forgot to set,
+// and must not quietly mean "the default".
+var nonEmpty = []struct{ flag, give string }{
+	{"endpoints", "host:port or a URL"},
+	{"db", "the path of an etcd data file"},
+	{"cacert", "a CA file"},
+	{"cert", "a certificate file"},
+	{"key", "a key file"},
+	{"user", "name or name:password"},
+	{"data-dir", "a directory"},
+}
+
+// checkEmpty refuses a connection flag, or its variable, given empty; an
+// --endpoints list with an empty entry ("a,,b") too.
+func (f *connFlags) checkEmpty(fs *pflag.FlagSet) error {
+	for _, n := range nonEmpty {
+		fl := fs.Lookup(n.flag)
+		env, fromEnv := f.fromEnv[n.flag]
+		if fl == nil || !fl.Changed && !fromEnv {
+			continue
+		}
+		what := "--" + n.flag
+		if fromEnv {
+			what = env
+		}
+		values := []string{fl.Value.String()}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		blank := 0
+		for _, v := range values {
+			if strings.TrimSpace(v) == "" {
+				blank++
+			}
+		}
+		switch {
+		case blank == len(values):
+			return fmt.Errorf("%s is empty: give %s", what, n.give)
+		case blank > 0:
+			return fmt.Errorf("%s has an empty entry (%q): give %s", what, strings.Join(values, ","), n.give)
 		}
 	}
 	return nil
@@ -141,8 +202,42 @@ func promptPassword(user string) (string, error) {
 func persistentConn(root *cobra.Command) *connFlags {
 	f := &connFlags{}
 	f.register(root.PersistentFlags())
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		return applyEnv(cmd.Flags())
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) (err error) {
+		if f.fromEnv, err = applyEnv(cmd.Flags()); err != nil {
+			return err
+		}
+		f.errOut = cmd.ErrOrStderr()
+		return f.checkEmpty(cmd.Flags())
 	}
 	return f
+}
+
+// exportLine is the shell line that points etcdctl (and etcdscope) at
+// endpoints, with the TLS files of tls that are set (tls may be nil).
+func exportLine(endpoints []string, tls *embedded.TLSFiles) string {
+	return "export " + strings.Join(exportVars(endpoints, tls), " ")
+}
+
+// exportVars are exportLine's assignments.
+func exportVars(endpoints []string, tls *embedded.TLSFiles) []string {
+	vars := []string{"ETCDCTL_ENDPOINTS=" + shellQuote(strings.Join(endpoints, ","))}
+	if tls != nil {
+		for _, v := range []struct{ flag, path string }{{"cacert", tls.CA}, {"cert", tls.Cert}, {"key", tls.Key}} {
+			if v.path != "" {
+				vars = append(vars, envName(v.flag)+"="+shellQuote(v.path))
+			}
+		}
+	}
+	return vars
+}
+
+// shellQuote leaves plain paths and endpoint lists alone and single-quotes
+// the rest, so that a --data-dir with spaces still pastes into a shell.
+func shellQuote(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(strings.ContainsRune("/.-_:,", r) || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

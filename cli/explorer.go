@@ -8,6 +8,7 @@ import (
 
 	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/demo"
+	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/etcdscope/etcdscope/embedded/fanout"
 	"github.com/etcdscope/etcdscope/embedded/kube"
@@ -50,7 +51,7 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 	case bundledSource:
 		cp, src, closeSrc, err := openBundled(ctx, conn, controlplane.Options{
 			APIServer: true, Demo: profile, Nodes: flags.demoNodes, CompactionInterval: flags.compaction,
-			EncryptionConfig: conn.decoding.encryptionConfig, CaptureStderr: true,
+			EncryptionConfig: conn.decoding.encryptionConfig, CaptureStderr: true, Announce: "the etcdscope explorer",
 		}, flags.members)
 		if err != nil {
 			return err
@@ -59,6 +60,7 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 		opts.WritePath, stopFeed = writePathFeed(cp)
 		opts.Source, closeFn = src, func() { stopFeed(); closeSrc() }
 		opts.Description = fmt.Sprintf("bundled %d-member cluster in %s", len(cp.Cluster().Members()), cp.Cluster().DataDir())
+		opts.Export = append(exportVars(cp.Cluster().Endpoints(), cp.Cluster().TLS()), "KUBECONFIG="+shellQuote(cp.APIServer().Kubeconfig))
 		opts.Members = cp
 		opts.Errors = cp.Errors()
 		opts.ControlPlaneReady = cp.Ready()
@@ -69,10 +71,14 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 		}
 		opts.Source, closeFn = src, closeSrc
 		opts.Description = "etcd at " + strings.Join(conn.endpoints, ",")
+		if env, ok := conn.fromEnv["endpoints"]; ok {
+			opts.Description += " (" + env + ")"
+		}
+		opts.Export = exportVars(conn.endpoints, &embedded.TLSFiles{CA: conn.cacert, Cert: conn.cert, Key: conn.key})
 		opts.MembersOff = "k and r stop and restart members of the bundled cluster only: etcdscope never writes to a live etcd"
 		opts.WritePath.Note = "the write path shows in bundled mode, where etcdscope runs the API server"
 		if kind == fileSource {
-			opts.Description = "data file " + conn.db
+			opts.Description, opts.Export = "data file "+conn.db, nil
 			opts.MembersOff = "an offline data file has no members to stop or restart"
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 )
@@ -36,7 +37,18 @@ func TestMain(m *testing.M) {
 			os.Unsetenv(name)
 		}
 	}
-	os.Exit(m.Run())
+	// The clusters the tests start announce themselves here, where the
+	// user's commands do not look, and the commands the tests run find
+	// none of the user's.
+	dir, err := os.MkdirTemp("", "etcdscope-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv(controlplane.StateDirEnv, dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // runCommand runs etcdscope args in-process, as Main does but on buffers

@@ -2,11 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/etcdscope/etcdscope/demo"
-	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/spf13/cobra"
 )
@@ -48,6 +46,7 @@ is printed to stderr, and it serves on.`,
 				return fmt.Errorf("--demo=%s runs on the control plane: add --apiserver", profile)
 			}
 			opts.CaptureStderr = opts.APIServer
+			opts.Announce = "etcdscope serve"
 			return serve(cmd, opts)
 		},
 	}
@@ -70,7 +69,7 @@ func serve(cmd *cobra.Command, opts controlplane.Options) error {
 	c, api := cp.Cluster(), cp.APIServer()
 	fmt.Fprintf(cmd.ErrOrStderr(), "etcdscope: serving a %d-member etcd cluster, data in %s, etcd logs in %s; Ctrl-C stops it\n",
 		len(c.Members()), c.DataDir(), c.LogPath())
-	line := exportLine(c)
+	line := exportLine(c.Endpoints(), c.TLS())
 	if opts.APIServer {
 		// The line is for scripts: once it is out, kubectl works.
 		started := time.Now()
@@ -97,24 +96,4 @@ func serve(cmd *cobra.Command, opts controlplane.Options) error {
 	}
 	fmt.Fprintln(cmd.ErrOrStderr(), "etcdscope: stopping")
 	return cp.Close()
-}
-
-// exportLine is the shell line that points etcdctl at the cluster.
-func exportLine(c *embedded.Cluster) string {
-	vars := []string{"ETCDCTL_ENDPOINTS=" + strings.Join(c.Endpoints(), ",")}
-	if f := c.TLS(); f != nil {
-		vars = append(vars, "ETCDCTL_CACERT="+shellQuote(f.CA), "ETCDCTL_CERT="+shellQuote(f.Cert), "ETCDCTL_KEY="+shellQuote(f.Key))
-	}
-	return "export " + strings.Join(vars, " ")
-}
-
-// shellQuote leaves plain paths alone and single-quotes the rest, so that a
-// --data-dir with spaces still pastes into a shell.
-func shellQuote(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

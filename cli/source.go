@@ -3,6 +3,10 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
@@ -10,14 +14,38 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
+// errNoSource is what a command says when nothing names an etcd and no
+// bundled cluster runs: it never starts a throwaway one, whose empty
+// answer would read as the truth.
+var errNoSource = errors.New("no etcd to read: give --endpoints (or ETCDCTL_ENDPOINTS), --db FILE, or start the bundled cluster (etcdscope, or etcdscope serve --apiserver)")
+
+// origin is where a source that no flag named came from, and why: the
+// command says it on stderr, so that a user knows which etcd answered.
+type origin struct {
+	what string // "the bundled cluster in /tmp/x (pid 4567, started by etcdscope serve)"
+	from string // the state file, or the variable
+}
+
+func (o origin) String() string { return "etcdscope: reading " + o.what + ", from " + o.from }
+
+// say prints o on the command's stderr when that is a terminal: a script
+// reading stderr gets only errors.
+func (f *connFlags) say(o origin) {
+	if f.errOut == nil || !isTerminal(f.errOut) {
+		return
+	}
+	fmt.Fprintln(f.errOut, paletteFor(f.errOut).text(o.String()))
+}
+
 // openSource opens what the connection flags name: a live etcd (--endpoints
 // or ETCDCTL_ENDPOINTS), an offline data file (--db), or else the bundled
-// cluster, started in-process on --data-dir. closeFn releases it.
+// cluster that runs (on --data-dir, when given). closeFn releases it.
 func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, closeFn func(), err error) {
 	kind, err := conn.kind()
 	if err != nil {
 		return nil, nil, err
 	}
+	var cfg etcdview.Config
 	switch kind {
 	case fileSource:
 		f, err := etcdview.OpenFileWith(conn.db, etcdview.FileOptions{NoIndexFile: !conn.dbIndex})
@@ -26,21 +54,69 @@ func openSource(ctx context.Context, conn *connFlags) (src etcdview.Source, clos
 		}
 		return f, func() { f.Close() }, nil
 	case liveSource:
-		cfg, err := conn.etcdConfig()
+		if cfg, err = conn.etcdConfig(); err != nil {
+			return nil, nil, err
+		}
+		if env, ok := conn.fromEnv["endpoints"]; ok {
+			conn.say(origin{what: "etcd at " + strings.Join(conn.endpoints, ","), from: env})
+		}
+	default:
+		s, err := findBundled(ctx, conn.dataDir)
 		if err != nil {
 			return nil, nil, err
 		}
-		l, err := etcdview.Connect(ctx, cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-		return l, func() { l.Close() }, nil
+		conn.say(origin{what: fmt.Sprintf("the bundled cluster in %s (pid %d, started by %s)", s.DataDir, s.PID, s.By), from: s.Path})
+		cfg = etcdview.Config{Endpoints: s.Endpoints, CACert: s.CA, Cert: s.Cert, Key: s.Key,
+			DialTimeout: conn.dialTimeout, CommandTimeout: conn.commandTimeout}
 	}
-	_, l, closeFn, err := openBundled(ctx, conn, controlplane.Options{}, 0)
+	l, err := etcdview.Connect(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	return l, closeFn, nil
+	return l, func() { l.Close() }, nil
+}
+
+// findBundled is the one bundled cluster of this user that runs, the one
+// on dataDir when given. It never starts one.
+func findBundled(ctx context.Context, dataDir string) (controlplane.State, error) {
+	running, err := controlplane.Running(ctx, controlplane.StateDir())
+	if err != nil {
+		return controlplane.State{}, err
+	}
+	if dataDir != "" {
+		var on []controlplane.State
+		for _, s := range running {
+			if sameDir(s.DataDir, dataDir) {
+				on = append(on, s)
+			}
+		}
+		if len(on) == 0 {
+			return controlplane.State{}, fmt.Errorf("no bundled cluster runs in %s (--data-dir picks a running one, and starts none): start it there with etcdscope --data-dir %[1]s or etcdscope serve --data-dir %[1]s", dataDir)
+		}
+		running = on
+	}
+	switch len(running) {
+	case 0:
+		return controlplane.State{}, errNoSource
+	case 1:
+		return running[0], nil
+	}
+	var list []string
+	for _, s := range running {
+		list = append(list, fmt.Sprintf("%s (pid %d)", s.DataDir, s.PID))
+	}
+	return controlplane.State{}, fmt.Errorf("%d bundled clusters run: %s; add --data-dir to pick one", len(running), strings.Join(list, ", "))
+}
+
+// sameDir says whether a and b are one directory, however each is spelt.
+func sameDir(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	absB, err := filepath.Abs(b)
+	return err == nil && filepath.Clean(a) == absB
 }
 
 // openBundled starts the bundled control plane of opts, with members etcd

@@ -43,6 +43,10 @@ type Options struct {
 	// Description names the source in the header: "bundled 3-member
 	// cluster", "etcd at ...", "data file ...".
 	Description string
+	// Export are the shell assignments that point etcdctl at the source
+	// (ETCDCTL_ENDPOINTS=...), shown on the cluster screen as an export
+	// line to copy; nil shows none.
+	Export []string
 	// Members is nil outside bundled mode; MembersOff then says why k and
 	// r do nothing.
 	Members    Members
@@ -157,7 +161,7 @@ func New(ctx context.Context, opts Options) *Model {
 	m := &Model{
 		common: c, opts: opts, keys: DefaultKeyMap(), input: in, help: newHelp(c.Styles),
 		tree: tree.New(c, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), object: object.New(c), tail: tail.New(c, opts.TailBuffer, opts.Resolve),
-		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval), writePath: writepath.New(c, opts.WritePath),
+		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval, opts.Export), writePath: writepath.New(c, opts.WritePath),
 		timeline: timeline.New(c), space: uispace.New(c),
 	}
 	m.owners = uiowners.New(c)

@@ -42,6 +42,9 @@ type Options struct {
 	// descriptor 2 into its log (see captureStderr): for a process that
 	// draws on the terminal, or prints there what it means to.
 	CaptureStderr bool
+	// Announce, when set, names what runs the cluster ("etcdscope serve") in
+	// a state file in StateDir, so that commands with no flags read it.
+	Announce string
 }
 
 // DefaultCompactionInterval is kube-apiserver's default.
@@ -66,6 +69,7 @@ type ControlPlane struct {
 	logs      []*os.File
 	// restoreStderr undoes Options.CaptureStderr; nil without it.
 	restoreStderr func()
+	statePath     string // the state file of Options.Announce
 
 	errs    chan error
 	closing chan struct{}
@@ -92,7 +96,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	cp := &ControlPlane{cluster: c, errs: make(chan error, errorBuffer), closing: make(chan struct{})}
 	cp.runDemo = opts.Demo != "" && opts.Demo != demo.Off
 	if !opts.APIServer && !cp.runDemo {
-		return cp, nil
+		return cp.announced(opts.Announce)
 	}
 	nodes := opts.Nodes
 	if nodes <= 0 {
@@ -102,7 +106,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return nil, errors.Join(err, cp.Close())
 	}
 	cp.watch.Go(func() { cp.runWhenReady(opts.Demo, nodes) })
-	return cp, nil
+	return cp.announced(opts.Announce)
 }
 
 // startKube starts the control plane on the cluster, with an identity for
@@ -264,6 +268,7 @@ func (cp *ControlPlane) Reactions() *fanout.Hub[demo.Reaction] {
 // called more than once.
 func (cp *ControlPlane) Close() error {
 	cp.once.Do(func() {
+		cp.unannounce()
 		close(cp.closing)
 		cp.demoMu.Lock()
 		if cp.demo != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/dustin/go-humanize"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
@@ -32,22 +33,27 @@ type Model struct {
 	common common.Common
 	keys   KeyMap
 
-	every  time.Duration
-	status StatusMsg
-	seen   bool
-	cursor common.Cursor
+	every time.Duration
+	// export are the assignments of the export line; exportRows that line
+	// as drawn at the pane's width.
+	export     []string
+	exportRows []string
+	status     StatusMsg
+	seen       bool
+	cursor     common.Cursor
 
 	width, height int
 	focused       bool
 }
 
-// New is a cluster pane refreshed every interval (0: DefaultRefresh); Init
+// New is a cluster pane refreshed every interval (0: DefaultRefresh),
+// with an export line of the assignments export (none when nil); Init
 // starts the refreshes.
-func New(c common.Common, every time.Duration) *Model {
+func New(c common.Common, every time.Duration, export []string) *Model {
 	if every == 0 {
 		every = DefaultRefresh
 	}
-	return &Model{common: c, keys: DefaultKeyMap(), every: every}
+	return &Model{common: c, keys: DefaultKeyMap(), every: every, export: export}
 }
 
 // Init reads the status for the first time.
@@ -69,7 +75,11 @@ func (m *Model) Focus(on bool) { m.focused = on }
 // SetSize sets the pane's size.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = w, h
-	m.cursor.Height = max(h-2, 1)
+	m.exportRows = nil
+	if len(m.export) > 0 {
+		m.exportRows = append([]string{""}, exportRows(m.export, w)...)
+	}
+	m.cursor.Height = max(h-2-len(m.exportRows), 1)
 	m.cursor.Clamp(len(m.status.Cluster.Members))
 }
 
@@ -153,7 +163,11 @@ func (m *Model) View() string {
 	for _, mb := range cl.Members {
 		lines = append(lines, m.row(mb))
 	}
-	return common.Fit(title, m.width) + "\n" + common.Fit(head, m.width) + "\n" + common.RenderWindow(lines, m.cursor, m.width, s.Selection(m.focused), true)
+	out := common.Fit(title, m.width) + "\n" + common.Fit(head, m.width) + "\n" + common.RenderWindow(lines, m.cursor, m.width, s.Selection(m.focused), true)
+	if len(m.exportRows) > 0 {
+		out += "\n" + strings.Join(m.exportRows, "\n")
+	}
+	return out
 }
 
 func (m *Model) row(mb etcdview.Member) common.Line {
@@ -186,4 +200,27 @@ func (m *Model) row(mb etcdview.Member) common.Line {
 func firstLine(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
 	return first
+}
+
+// exportRows lays the export line of vars out in width cells for a mouse
+// to copy: unstyled and never cut short, broken between assignments with a
+// shell's line continuation, so that the rows pasted together still run
+// as one command.
+func exportRows(vars []string, width int) []string {
+	line := "export " + common.Text(strings.Join(vars, " "))
+	if ansi.StringWidth(line) <= width {
+		return []string{line}
+	}
+	cur := "export"
+	var rows []string
+	for i, v := range vars {
+		v = common.Text(v)
+		if i > 0 && ansi.StringWidth(cur)+1+ansi.StringWidth(v)+2 > width {
+			rows = append(rows, cur+" \\")
+			cur = "  " + v
+			continue
+		}
+		cur += " " + v
+	}
+	return append(rows, cur)
 }

@@ -16,7 +16,7 @@ func init() { lipgloss.SetColorProfile(termenv.Ascii) }
 
 func TestStopAndRestartSendTheSelectedMember(t *testing.T) {
 	src := uitest.Fixture()
-	m := New(uitest.Common(src), 0)
+	m := New(uitest.Common(src), 0, nil)
 	m.SetSize(140, 10)
 	m.Update(m.refresh())
 	press := func(k string) tea.Msg {
@@ -46,7 +46,7 @@ func TestStoppedMemberShowsUnreachable(t *testing.T) {
 	cl.Members[0].Leader, cl.Members[0].Err = false, errors.New("connect: connection refused")
 	cl.Members[1].Leader = true
 	src.SetStatus(cl.Members)
-	m := New(uitest.Common(src), 0)
+	m := New(uitest.Common(src), 0, nil)
 	m.SetSize(160, 10)
 	m.Update(m.refresh())
 	got := m.View()
@@ -56,5 +56,38 @@ func TestStoppedMemberShowsUnreachable(t *testing.T) {
 	st, _ := m.Status()
 	if Leader(st.Cluster) != "etcd-1" {
 		t.Errorf("leader %q, want etcd-1", Leader(st.Cluster))
+	}
+}
+
+func TestExportLineIsWholeAtEveryWidth(t *testing.T) {
+	vars := []string{"ETCDCTL_ENDPOINTS=https://127.0.0.1:40001,https://127.0.0.1:40002,https://127.0.0.1:40003",
+		"ETCDCTL_CACERT=/tmp/dd/tls/ca.crt", "ETCDCTL_CERT=/tmp/dd/tls/client.crt", "ETCDCTL_KEY=/tmp/dd/tls/client.key"}
+	want := "export " + strings.Join(vars, " ")
+	for _, tc := range []struct {
+		width, rows int
+	}{{len(want), 1}, {120, 2}, {60, 4}, {20, 4}} {
+		m := New(uitest.Common(uitest.Fixture()), 0, vars)
+		m.SetSize(tc.width, 12)
+		m.Update(m.refresh())
+		view := strings.Split(m.View(), "\n")
+		if len(view) != 12 {
+			t.Errorf("width %d: the pane is %d rows high, want 12", tc.width, len(view))
+		}
+		// The rows a mouse selects, pasted into a shell, are the line.
+		var pasted []string
+		for _, row := range view[12-tc.rows:] {
+			pasted = append(pasted, strings.TrimSuffix(strings.TrimRight(row, " "), " \\"))
+		}
+		if got := strings.Join(strings.Fields(strings.Join(pasted, " ")), " "); got != want || strings.Contains(view[12-tc.rows-1], "ETCDCTL") {
+			t.Errorf("width %d: the export rows are\n%s\nwant them to paste as %q", tc.width, strings.Join(view[12-tc.rows:], "\n"), want)
+		}
+		for _, row := range view[12-tc.rows:] {
+			if tc.width >= 100 && len(row) > tc.width {
+				t.Errorf("width %d: export row %q is wider", tc.width, row)
+			}
+		}
+		if !strings.Contains(view[2], "etcd-0") {
+			t.Errorf("width %d: the members' rows moved:\n%s", tc.width, strings.Join(view, "\n"))
+		}
 	}
 }
