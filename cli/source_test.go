@@ -18,7 +18,6 @@ import (
 	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"golang.org/x/sys/unix"
 )
 
 // stateDir points the state files of this test, the clusters it starts and
@@ -162,29 +161,6 @@ func runOnTTY(t *testing.T, args ...string) string {
 		t.Fatalf("etcdscope %s: exit status %d\n%s", strings.Join(args, " "), code, got)
 	}
 	return strings.TrimSpace(string(bytes.ReplaceAll(got, []byte("\r\n"), []byte("\n"))))
-}
-
-// openPTY opens a pseudo-terminal pair: what is written to tty is read
-// from ptmx.
-func openPTY(t *testing.T) (ptmx, tty *os.File) {
-	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { ptmx.Close() })
-	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ptmx, tty
 }
 
 func TestEmptyConnectionValuesAreRefusedBeforeAnythingStarts(t *testing.T) {

@@ -2,42 +2,12 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
-
-// openPty opens a pseudo-terminal pair through /dev/ptmx: the terminal
-// the test plays, which never answers a query, and the side the process
-// gets as its controlling terminal.
-func openPty(t *testing.T) (term, tty *os.File) {
-	t.Helper()
-	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	term = os.NewFile(uintptr(fd), "/dev/ptmx")
-	t.Cleanup(func() { term.Close() })
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tty.Close() })
-	return term, tty
-}
 
 // TestCommandsDoNotQueryTheTerminal runs commands on a terminal that
 // never answers, as a serial console or `script` is: bubbletea's init
@@ -50,7 +20,7 @@ func TestCommandsDoNotQueryTheTerminal(t *testing.T) {
 		{"get", "--db", kube17 + "boltdb-db", "ns"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			term, tty := openPty(t)
+			term, tty := openPTY(t)
 			cmd := etcdscope(args, "TERM=xterm-256color", "NO_COLOR=")
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
