@@ -100,8 +100,12 @@ func writeDoc(w io.Writer, output string, v any) error {
 
 // maxCellRunes caps the text of a table's cell: a column is as wide as its
 // widest cell, so one 30 KB key padded each of 20k rows to 30 KB (600 MB).
-// kubectl does not cap; -o name, json, yaml and raw print the whole.
-const maxCellRunes = 256
+// kubectl does not cap, and its tables are the model: the cap is above
+// the longest text Kubernetes bounds in a column, an Event's message
+// (events.k8s.io's note, at most 1024 characters: kube-apiserver's
+// ValidateEventCreate); at 256 runes the events' tables differed from
+// kubectl's. -o name, json, yaml and raw print the whole.
+const maxCellRunes = 1024
 
 // capCell is s cut to maxCellRunes runes, the last of them "…", when it is
 // longer.
