@@ -190,10 +190,12 @@ func runGet(ctx context.Context, pr printer, src etcdview.Source, args []string,
 			return getOne(ctx, pr, src, prefix+args[1], f)
 		}
 	}
+	masks := watchMasks(&pr, res, f)
 	l, err := newLister(pr, res, f, ns)
 	if err != nil {
 		return err
 	}
+	defer masks.report(pr)
 	defer func() {
 		if w := res.Unconverted(); w != "" {
 			fmt.Fprintln(pr.errOut, pr.ep.text(w))
@@ -226,11 +228,14 @@ func getOne(ctx context.Context, pr printer, src etcdview.Source, key string, f 
 // printValue prints one value: as stored with -o raw, wherever it goes;
 // else decoded, text from etcd inert on a terminal.
 func printValue(s printer, key string, kv *etcdview.KV, dec decode.Decoder) error {
+	o := dec.DecodeAt(key, kv.Value, kv.ModRevision)
 	if s.output == outputRaw {
+		if o.RawHidden() {
+			return errors.New("-o raw of a Secret prints its values: add --show-secrets")
+		}
 		_, err := s.out.Write(kv.Value)
 		return err
 	}
-	o := dec.DecodeAt(key, kv.Value, kv.ModRevision)
 	w := s.p.writer(s.out)
 	if s.output == decode.OutputJSON {
 		out, err := decode.Render(o, decode.OutputJSON, false)

@@ -56,6 +56,9 @@ type Object struct {
 	head     string
 	fields   int
 	options  Decoder
+	// changed names the masked values that differ from the other side of
+	// a diff (see masker).
+	changed map[string]bool
 }
 
 // Section is one titled part of an Object's rendering.
@@ -70,7 +73,8 @@ type Decoder struct {
 	// Encryption decrypts values encrypted at rest; nil leaves them labelled
 	// with provider and key name.
 	Encryption *Encryption
-	// ShowSecrets reveals Secret data, otherwise shown as "<N bytes>".
+	// ShowSecrets reveals a Secret's values, otherwise masked in every
+	// rendering (see masker) and its raw bytes withheld (RawHidden).
 	ShowSecrets bool
 	// ShowManagedFields keeps metadata.managedFields, otherwise folded to a
 	// one-line summary as kubectl omits them.
@@ -107,6 +111,7 @@ func (d Decoder) DecodeAt(key string, value []byte, modRevision int64) (o Object
 			}
 			o.Sections = []Section{dumpSection(value)}
 		}
+		maskUndecoded(&o)
 	}()
 
 	data := value

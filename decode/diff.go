@@ -57,8 +57,11 @@ func (d Difference) Summary() string {
 
 // Diff compares two decoded values, normally two revisions of one key. The
 // renderings are compared as shown (secrets masked unless shown, managedFields
-// folded), so the diff never reveals what the view hides.
+// folded), so the diff never reveals what the view hides; a masked value
+// that changed says so on the new side ("<28 bytes, changed>"), its length
+// alone may not.
 func Diff(old, new Object) Difference {
+	new = new.markChanges(old)
 	d := compare(old, new)
 	if d.rendersDiffer {
 		d.Unified = udiff.Unified(diffLabel(old), diffLabel(new), withoutResourceVersion(old), withoutResourceVersion(new))
@@ -68,7 +71,29 @@ func Diff(old, new Object) Difference {
 
 // DiffSummary is Diff(old, new).Summary() without the unified diff, which
 // costs most of a Diff: for a list of many revisions.
-func DiffSummary(old, new Object) string { return compare(old, new).Summary() }
+func DiffSummary(old, new Object) string { return compare(old, new.markChanges(old)).Summary() }
+
+// markChanges is o rendered again with the masks of the values that differ
+// from old's marked, when both are masked Secrets and any does; else o.
+func (o Object) markChanges(old Object) Object {
+	if !o.options.masks(o.GVK) || !old.options.masks(old.GVK) || o.Object == nil || old.Object == nil {
+		return o
+	}
+	ov, err := old.newView()
+	if err != nil {
+		return o
+	}
+	nv, err := o.newView()
+	if err != nil {
+		return o
+	}
+	if o.changed = changedValues(ov, nv); o.changed == nil {
+		return o
+	}
+	o.view = nil
+	o.render()
+	return o
+}
 
 func compare(old, new Object) Difference {
 	d := Difference{

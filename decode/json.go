@@ -56,7 +56,7 @@ func (o Object) appendJSON(dst []byte, prefix string, metaOnly bool) ([]byte, er
 		// encoding/json refuses).
 		if v, err := o.newView(); err == nil {
 			view = v
-			o.options.hide(o.GVK, view)
+			o.hide(view)
 		}
 	}
 	if view == nil {
@@ -93,7 +93,7 @@ func (o Object) typedJSON() bool {
 	if _, ok := o.Object.(*unstructured.Unstructured); ok {
 		return false
 	}
-	if o.GVK.Group == "" && o.GVK.Kind == "Secret" && !o.options.ShowSecrets {
+	if o.options.masks(o.GVK) {
 		return false
 	}
 	if o.options.ShowManagedFields {

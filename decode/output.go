@@ -51,7 +51,8 @@ func Render(o Object, output string, metaOnly bool) ([]byte, error) {
 // Proto encodes the object exactly as kube-apiserver stores it unencrypted
 // ("k8s\x00" + runtime.Unknown). A kind of client-go's scheme read from JSON
 // or CBOR is converted to its Go type first; a custom resource cannot be.
-// Secret data is never masked in protobuf, so it is refused unless shown.
+// A Secret's values cannot be masked in protobuf, so it is refused unless
+// shown.
 func (o Object) Proto() ([]byte, error) {
 	obj := o.Object
 	if u, ok := obj.(*unstructured.Unstructured); ok {
@@ -67,8 +68,8 @@ func (o Object) Proto() ([]byte, error) {
 	if obj == nil {
 		return nil, fmt.Errorf("%s value holds no object to encode", o.Format)
 	}
-	if o.GVK.Group == "" && o.GVK.Kind == "Secret" && !o.options.ShowSecrets {
-		return nil, fmt.Errorf("refusing to write Secret data without --show-secrets")
+	if o.Masked() {
+		return nil, fmt.Errorf("-o proto of a Secret prints its values: add --show-secrets")
 	}
 	var buf bytes.Buffer
 	if err := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme).Encode(obj, &buf); err != nil {

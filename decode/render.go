@@ -67,7 +67,7 @@ func (o Object) fieldView() map[string]any {
 	if err != nil {
 		return nil
 	}
-	o.options.hide(o.GVK, view)
+	o.hide(view)
 	return view
 }
 
@@ -75,7 +75,7 @@ func (o Object) fieldView() map[string]any {
 // copy-on-write: view may share maps with o.Object), keeps it, and renders
 // it.
 func (o *Object) renderView(view map[string]any) {
-	folded := o.options.hide(o.GVK, view)
+	folded := o.hide(view)
 	o.view, o.rendered = view, true
 	if o.options.JSONOnly {
 		return

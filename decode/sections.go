@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"encoding/base64"
 	"fmt"
 	"maps"
 	"strings"
@@ -9,21 +8,35 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// hide folds managedFields and masks Secret data in view, unless shown, and
-// returns the fold's summary line.
+// hide folds managedFields and masks Secret values in view, unless shown,
+// and returns the fold's summary line.
 func (d Decoder) hide(gvk schema.GroupVersionKind, view map[string]any) (folded string) {
+	return d.hideMarked(gvk, view, nil)
+}
+
+// hideMarked is hide, the masks of the values changed names marked as
+// changed (a diff's new side). It is the one masking step: every rendering
+// of an object (YAML, JSON, a List's items, templates, --where, diffs)
+// is made from a view that went through it.
+func (d Decoder) hideMarked(gvk schema.GroupVersionKind, view map[string]any, changed map[string]bool) (folded string) {
 	if !d.ShowManagedFields {
 		folded = foldManagedFields(view)
 	}
-	if !d.ShowSecrets && gvk.Group == "" && gvk.Kind == "Secret" {
-		maskSecretData(view)
+	if d.masks(gvk) {
+		masker{changed: changed}.secret(view, "")
 	}
 	return folded
 }
 
+// hide is the decoder's hide on o's view, with the changes o was marked
+// with (see Diff).
+func (o Object) hide(view map[string]any) (folded string) {
+	return o.options.hideMarked(o.GVK, view, o.changed)
+}
+
 // Hide does to view, an object of kind gvk as a JSON-shaped map, what the
 // decoder does before it shows one (folds managedFields, masks Secret
-// data, as its options say), for callers that make their own view.
+// values, as its options say), for callers that make their own view.
 func (d Decoder) Hide(gvk schema.GroupVersionKind, view map[string]any) { d.hide(gvk, view) }
 
 // foldManagedFields drops metadata.managedFields, as kubectl does unless
@@ -50,26 +63,11 @@ func foldManagedFields(view map[string]any) string {
 }
 
 func foldSummary(entries int, managers []string) string {
-	return fmt.Sprintf("managedFields: %d entries folded (%s)", entries, strings.Join(managers, ", "))
-}
-
-// maskSecretData replaces each value of a Secret's data with its length.
-// stringData is write-only (merged into data on write) and never stored.
-func maskSecretData(view map[string]any) {
-	data, ok := view["data"].(map[string]any)
-	if !ok {
-		return
+	noun := "entries"
+	if entries == 1 {
+		noun = "entry"
 	}
-	masked := make(map[string]any, len(data))
-	for k, v := range data {
-		s, _ := v.(string)
-		n := len(s)
-		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
-			n = len(b)
-		}
-		masked[k] = fmt.Sprintf("<%d bytes>", n)
-	}
-	view["data"] = masked
+	return fmt.Sprintf("managedFields: %d %s folded (%s)", entries, noun, strings.Join(managers, ", "))
 }
 
 // YAML is the whole object as `kubectl get -o yaml` shows it, sections in

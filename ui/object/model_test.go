@@ -7,9 +7,13 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/decode/masktest"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 	"github.com/muesli/termenv"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func init() { lipgloss.SetColorProfile(termenv.Ascii) }
@@ -146,6 +150,50 @@ func TestValueOf1500KiBShowsIntactInEveryMode(t *testing.T) {
 			if bad := uitest.Active(got); len(bad) > 0 {
 				t.Errorf("lines of %d, %v: %v in\n%s", lineLen, keys, bad, got)
 			}
+		}
+	}
+}
+
+// appliedSecret is a Secret as `kubectl apply` of a manifest with
+// stringData stores it: the values in data, and in the last-applied
+// annotation.
+func appliedSecret() *corev1.Secret {
+	return &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: "lab-credentials", Namespace: "lab", Annotations: map[string]string{
+			decode.LastAppliedAnnotation: `{"apiVersion":"v1","kind":"Secret","metadata":{"annotations":{},"name":"lab-credentials","namespace":"lab"},"stringData":{"password":"correct horse battery staple"},"type":"Opaque"}` + "\n",
+		}, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{".":{},"f:password":{}},"f:type":{}}`)}}}},
+		Data: map[string][]byte{"password": []byte("correct horse battery staple")},
+		Type: corev1.SecretTypeOpaque,
+	}
+}
+
+func TestEveryViewOfASecretIsMaskedUntilX(t *testing.T) {
+	src := uitest.Fixture()
+	src.PutObject(appliedSecret())
+	for _, tc := range []struct {
+		keys             []string
+		masked, revealed string
+	}{
+		{nil, "password: <28 bytes>", "password: Y29ycmVjdCBob3JzZSBiYXR0ZXJ5IHN0YXBsZQ=="},
+		{[]string{"o"}, `"password": "\u003c28 bytes\u003e"`, `\"password\":\"correct horse battery staple\"`},
+		{[]string{"b"}, "raw bytes of a Secret hold its values: x reveals them", "|sword\":\"correct |"},
+		{[]string{"e"}, "modRevision: ", "modRevision: "},
+		{[]string{"m"}, "f:password: {}", "password: Y29ycmVjdCBob3JzZSBiYXR0ZXJ5IHN0YXBsZQ=="},
+	} {
+		m := New(uitest.Common(src))
+		m.SetSize(1000, 200) // no line is cut short by the pane
+		m.Focus(true)
+		uitest.Drive(t, m.Update, m.Open("/registry/secrets/lab/lab-credentials", 0))
+		uitest.Press(t, m.Update, tc.keys...)
+		masked := m.View()
+		if leak := masktest.Leaked(masked, "correct horse battery staple"); leak != "" || !strings.Contains(masked, tc.masked) {
+			t.Errorf("%v shows %q of the value, or lacks %q:\n%s", tc.keys, leak, tc.masked, masked)
+		}
+		uitest.Press(t, m.Update, "x")
+		if got := m.View(); !strings.Contains(got, tc.revealed) {
+			t.Errorf("%v then x lacks %q:\n%s", tc.keys, tc.revealed, got)
 		}
 	}
 }

@@ -66,8 +66,15 @@ func Render(s *common.Styles, d decode.Decoder, kv *etcdview.KV) Rendered {
 	return r
 }
 
+// rawLines is the hex dump of the value, or, for a Secret stored in clear
+// and masked, a note: its bytes are its values, and blanking their ranges
+// in the dump would lean on the same protobuf walk a hostile value can
+// mislead.
 func rawLines(o decode.Object, value []byte) []common.Line {
 	head := fmt.Sprintf("# %s, %d bytes (%s)", o.Format, len(value), humanize.IBytes(uint64(len(value))))
+	if o.RawHidden() {
+		return common.PlainLines(head + "\n# raw bytes of a Secret hold its values: x reveals them")
+	}
 	shown := value
 	if len(shown) > maxRawBytes {
 		shown = shown[:maxRawBytes]
