@@ -56,45 +56,56 @@ func TestWriteFileReplacesASymlinkAndLeavesItsTarget(t *testing.T) {
 	}
 }
 
-func TestOpenAppendRefusesWhatIsNotTheUsersOwnFile(t *testing.T) {
-	tests := []struct {
-		name, want string
-		root       bool
-		prepare    func(t *testing.T, path string)
-	}{
-		{"symbolic link", "is a symbolic link", false, func(t *testing.T, path string) {
-			writeAt(t, path+".target", 0o600)
-			os.Symlink(path+".target", path)
-		}},
-		{"dangling symbolic link", "is a symbolic link", false, func(t *testing.T, path string) { os.Symlink(path+".none", path) }},
-		{"writable by others", "is writable by group or others (mode 0666)", false, func(t *testing.T, path string) { writeAt(t, path, 0o666) }},
-		{"a FIFO", "is not a regular file", false, func(t *testing.T, path string) { syscall.Mkfifo(path, 0o600) }},
-		{"a hard link", "has 2 hard links", false, func(t *testing.T, path string) {
-			writeAt(t, path+".other", 0o600)
-			os.Link(path+".other", path)
-		}},
-		{"another user's", "belongs to uid 65534, not you (uid 0): remove it", true, func(t *testing.T, path string) {
-			writeAt(t, path, 0o600)
-			os.Chown(path, nobody, nobody)
-		}},
-	}
-	for _, tc := range tests {
+// refusal is something at PATH that a call must refuse, with an error
+// holding want, where PATH stands for the path.
+type refusal struct {
+	name, want string
+	root       bool // only root can prepare it
+	prepare    func(t *testing.T, path string)
+}
+
+// expectRefusals prepares a path named base in a fresh dir for each case
+// and checks that call refuses it.
+func expectRefusals(t *testing.T, base string, cases []refusal, call func(path string) error) {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.root {
 				asRoot(t)
 			}
-			path := filepath.Join(t.TempDir(), "etcd.log")
+			path := filepath.Join(t.TempDir(), base)
 			tc.prepare(t, path)
-			f, err := OpenAppend(path)
-			if err == nil {
-				f.Close()
-				t.Fatal("opened, want a refusal")
-			}
-			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
-				t.Errorf("error %q, want one naming %s that says %q", err, path, tc.want)
+			want := strings.ReplaceAll(tc.want, "PATH", path)
+			if err := call(path); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v, want one that says %q", err, want)
 			}
 		})
 	}
+}
+
+func TestOpenAppendRefusesWhatIsNotTheUsersOwnFile(t *testing.T) {
+	expectRefusals(t, "etcd.log", []refusal{
+		{"symbolic link", "PATH is a symbolic link", false, func(t *testing.T, path string) {
+			writeAt(t, path+".target", 0o600)
+			os.Symlink(path+".target", path)
+		}},
+		{"dangling symbolic link", "PATH is a symbolic link", false, func(t *testing.T, path string) { os.Symlink(path+".none", path) }},
+		{"writable by others", "PATH is writable by group or others (mode 0666)", false, func(t *testing.T, path string) { writeAt(t, path, 0o666) }},
+		{"a FIFO", "PATH is not a regular file", false, func(t *testing.T, path string) { syscall.Mkfifo(path, 0o600) }},
+		{"a hard link", "PATH has 2 hard links", false, func(t *testing.T, path string) {
+			writeAt(t, path+".other", 0o600)
+			os.Link(path+".other", path)
+		}},
+		{"another user's", "PATH belongs to uid 65534, not you (uid 0): remove it", true, func(t *testing.T, path string) {
+			writeAt(t, path, 0o600)
+			os.Chown(path, nobody, nobody)
+		}},
+	}, func(path string) error {
+		f, err := OpenAppend(path)
+		if err == nil {
+			f.Close()
+		}
+		return err
+	})
 }
 
 func TestOpenAppendCreatesMode0600AndAppends(t *testing.T) {
@@ -128,34 +139,17 @@ func TestReadPrivateRefusesAKeyOthersCanRead(t *testing.T) {
 	}
 }
 
-func TestCheckRefusesADirOthersControl(t *testing.T) {
-	tests := []struct {
-		name, want string
-		root       bool
-		prepare    func(t *testing.T, dir string)
-	}{
-		{"writable by others", "is writable by others (mode 0777): chmod go-w ", false, func(t *testing.T, dir string) { os.Mkdir(dir, 0o700); os.Chmod(dir, 0o777) }},
-		{"writable by its group", "is writable by its group (mode 0770)", false, func(t *testing.T, dir string) { os.Mkdir(dir, 0o700); os.Chmod(dir, 0o770) }},
-		{"a symbolic link", "is a symbolic link", false, func(t *testing.T, dir string) { os.Mkdir(dir+".real", 0o700); os.Symlink(dir+".real", dir) }},
-		{"a file", "is not a directory", false, func(t *testing.T, dir string) { writeAt(t, dir, 0o600) }},
-		{"another user's", "belongs to uid 65534, not you (uid 0): use a directory of your own", true, func(t *testing.T, dir string) {
+func TestEnsureRefusesADirOthersControl(t *testing.T) {
+	expectRefusals(t, "scope", []refusal{
+		{"writable by others", "data dir PATH is writable by others (mode 0777): chmod go-w PATH", false, func(t *testing.T, dir string) { os.Mkdir(dir, 0o700); os.Chmod(dir, 0o777) }},
+		{"writable by its group", "data dir PATH is writable by its group (mode 0770)", false, func(t *testing.T, dir string) { os.Mkdir(dir, 0o700); os.Chmod(dir, 0o770) }},
+		{"a symbolic link", "data dir PATH is a symbolic link", false, func(t *testing.T, dir string) { os.Mkdir(dir+".real", 0o700); os.Symlink(dir+".real", dir) }},
+		{"a file", "data dir PATH is not a directory", false, func(t *testing.T, dir string) { writeAt(t, dir, 0o600) }},
+		{"another user's", "data dir PATH belongs to uid 65534, not you (uid 0): use a directory of your own", true, func(t *testing.T, dir string) {
 			os.Mkdir(dir, 0o700)
 			os.Chown(dir, nobody, nobody)
 		}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.root {
-				asRoot(t)
-			}
-			dir := filepath.Join(t.TempDir(), "scope")
-			tc.prepare(t, dir)
-			err := Ensure(dir)
-			if err == nil || !strings.Contains(err.Error(), "data dir "+dir+" "+tc.want) {
-				t.Errorf("Ensure: %v, want %q", err, "data dir "+dir+" "+tc.want)
-			}
-		})
-	}
+	}, Ensure)
 }
 
 func TestEnsureCreatesAMissingDirMode0700(t *testing.T) {
