@@ -13,6 +13,7 @@ import (
 
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/decode/changes"
+	"github.com/etcdscope/etcdscope/embedded"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	coordinationv1 "k8s.io/api/coordination/v1"
 )
@@ -47,7 +48,7 @@ func TestChangesNamesTheWritersOfAScriptedSequence(t *testing.T) {
 	p := startServe(t, "--apiserver", "--members", "1", "--compaction-interval", "0", "--data-dir", dataDir)
 	endpoints := exportVar(t, p.export, "ETCDCTL_ENDPOINTS")
 	kc.kubeconfig = exportVar(t, p.export, "KUBECONFIG")
-	etcd := changesClient(t, endpoints)
+	etcd := changesClient(t, endpoints, p.tls)
 	k := func(args ...string) { kc.run(t, args...) }
 
 	from := headRevision(t, etcd) + 1
@@ -166,8 +167,12 @@ func writeManifest(t *testing.T, manifest string) string {
 	return path
 }
 
-func changesClient(t *testing.T, endpoints string) *clientv3.Client {
-	cli, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(endpoints, ","), DialTimeout: 5 * time.Second})
+func changesClient(t *testing.T, endpoints string, files *embedded.TLSFiles) *clientv3.Client {
+	tc, err := files.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(endpoints, ","), TLS: tc, DialTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

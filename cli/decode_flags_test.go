@@ -12,6 +12,7 @@ import (
 
 func TestSecretDataMaskedUnlessShowSecrets(t *testing.T) {
 	c, cli := etcdtest.StartBundled(t, 1)
+	useTLS(t, c.TLS())
 	etcdviewtest.Put(t, cli, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "default"},
 		Data:       map[string][]byte{"password": []byte("hunter2")},

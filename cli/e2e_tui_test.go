@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -119,9 +120,14 @@ func bundledClient(t *testing.T, dir string) *clientv3.Client {
 	}
 	var eps []string
 	for _, m := range layout.Members {
-		eps = append(eps, fmt.Sprintf("127.0.0.1:%d", m.ClientPort))
+		eps = append(eps, fmt.Sprintf("https://127.0.0.1:%d", m.ClientPort))
 	}
-	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, DialTimeout: 5 * time.Second})
+	tls := filepath.Join(dir, "tls")
+	tc, err := (&embedded.TLSFiles{CA: filepath.Join(tls, "ca.crt"), Cert: filepath.Join(tls, "client.crt"), Key: filepath.Join(tls, "client.key")}).ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: eps, TLS: tc, DialTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 //	go test -run '^$' -bench LsRegistry100k -benchtime 20x .
 func BenchmarkLsRegistry100k(b *testing.B) {
 	etcdctl := etcdtest.Etcdctl(b)
-	_, endpoints, cli := startEtcd(b, 1)
+	c, endpoints, cli := startEtcd(b, 1)
 	var keys []string
 	for r := range 20 {
 		for ns := range 50 {
@@ -53,11 +53,13 @@ func BenchmarkLsRegistry100k(b *testing.B) {
 		}
 	}
 	b.Run("etcdscope ls /registry", func(b *testing.B) {
-		median(b, process(func() *exec.Cmd { return etcdscope([]string{"--endpoints", endpoints, "ls", "/registry"}) }))
+		median(b, process(func() *exec.Cmd {
+			return etcdscope(append(tlsFlags(c.TLS()), "--endpoints", endpoints, "ls", "/registry"))
+		}))
 	})
 	b.Run("etcdctl get /registry --prefix --keys-only", func(b *testing.B) {
 		median(b, process(func() *exec.Cmd {
-			cmd := exec.Command(etcdctl, "--endpoints", endpoints, "get", "/registry", "--prefix", "--keys-only")
+			cmd := exec.Command(etcdctl, append(tlsFlags(c.TLS()), "--endpoints", endpoints, "get", "/registry", "--prefix", "--keys-only")...)
 			cmd.Env = []string{"ETCDCTL_API=3"}
 			return cmd
 		}))

@@ -236,7 +236,7 @@ func TestLibraryLogsStayOffStderr(t *testing.T) {
 		{"get", "/registry/configmaps/default/a"},
 		{"status"},
 	} {
-		cmd := etcdscope(append(args, "--endpoints", endpoints))
+		cmd := etcdscope(append(append(args, "--endpoints", endpoints), tlsFlags(c.TLS())...))
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {

@@ -29,6 +29,10 @@ var matrixNamespaces = []string{"default", "kube-system", "team-a"}
 func TestMatrixCommandsOnEachEtcd(t *testing.T) {
 	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
 		m := &matrixRun{Etcd: e, flag: strings.Join(e.Endpoints, ",")}
+		if e.TLS != nil {
+			useTLS(t, e.TLS)
+			m.tls = tlsFlags(e.TLS)
+		}
 		m.writeConfigMaps(t)
 		for _, step := range []struct {
 			name string
@@ -51,7 +55,8 @@ func TestMatrixCommandsOnEachEtcd(t *testing.T) {
 
 type matrixRun struct {
 	etcdtest.Etcd
-	flag    string // --endpoints
+	flag    string   // --endpoints
+	tls     []string // the client certificate's flags, for a process of its own
 	perNS   map[string]int
 	written int64 // the revision the ConfigMaps were written at
 }
@@ -195,7 +200,7 @@ func (m *matrixRun) history(t *testing.T) {
 
 func (m *matrixRun) watch(t *testing.T) {
 	start := m.put(t, "/registry/busy/before", "x") + 1
-	cmd, lines, stderr := startLines(t, "--endpoints", m.flag, "watch", "/registry/quiet/", "--rev", fmt.Sprint(start), "-o", "json")
+	cmd, lines, stderr := startLines(t, append(m.tls, "--endpoints", m.flag, "watch", "/registry/quiet/", "--rev", fmt.Sprint(start), "-o", "json")...)
 
 	var got []string
 	expect := func(rev int64) {

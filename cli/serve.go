@@ -18,7 +18,9 @@ func newServeCmd(conn *connFlags) *cobra.Command {
 		Long: `serve starts the bundled etcd cluster on free loopback ports, prints a line to
 paste into a shell so that etcdctl (and etcdscope) reach it, and runs until
 SIGINT or SIGTERM. Data lives in --data-dir, kept on exit, or in a temporary
-directory removed on exit.
+directory removed on exit. etcd serves TLS and takes only clients with the
+certificate in the data dir (tls/), which the line names; the data dir must
+be yours and not writable by others.
 
 With --apiserver it also runs Kubernetes' own control plane in front of the
 cluster, in this process: kube-apiserver on a free loopback port,
@@ -51,7 +53,10 @@ is printed to stderr, and it serves on.`,
 		},
 	}
 	cmd.Flags().IntVar(&opts.Cluster.Members, "members", 0, "etcd members to run (default 3, or as many as --data-dir holds)")
-	cmd.Flags().BoolVar(&opts.Cluster.TLS, "tls", false, "serve clients over TLS with a throwaway CA and client certificate written to the data dir")
+	// TLS is always on; --tls stays accepted so that scripts written for it
+	// keep running, and says so.
+	cmd.Flags().Bool("tls", false, "")
+	cmd.Flags().MarkDeprecated("tls", "TLS is always on: the printed line names the CA, client certificate and key in the data dir")
 	cmd.Flags().BoolVar(&opts.APIServer, "apiserver", false, "also run Kubernetes' control plane (kube-apiserver, kube-controller-manager, kube-scheduler) and write a kubeconfig for it into the data dir")
 	cmd.Flags().StringVar(&profile, "demo", string(demo.Off), "with --apiserver: the simulated kubelets' and add-ons' scripted load, calm, busy, or off (no simulated components)")
 	cmd.Flags().IntVar(&opts.Nodes, "demo-nodes", 3, "with --demo: nodes (kubelets) to simulate")

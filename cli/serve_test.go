@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 )
 
@@ -26,13 +28,13 @@ func TestServeWithDebianEtcdctl(t *testing.T) {
 		keepData bool
 	}{
 		{"temporary data", nil, false},
-		{"tls and data dir", []string{"--tls", "--data-dir", kept, "--members", "1"}, true},
+		{"data dir, --tls as scripts pass it", []string{"--tls", "--data-dir", kept, "--members", "1"}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := startServe(t, tc.args...)
-			if tc.keepData && !strings.Contains(p.export, "ETCDCTL_CACERT=") {
-				t.Fatalf("TLS export line lacks the certificate variables: %s", p.export)
+			if tc.keepData && !strings.Contains(p.notices, "--tls has been deprecated, TLS is always on") {
+				t.Errorf("serve --tls did not say TLS is always on; it said %q", p.notices)
 			}
 			etcdctl(t, bin, p.export, "put", "/registry/serve-test", "hello")
 			if got := etcdctl(t, bin, p.export, "get", "/registry/serve-test", "--print-value-only"); got != "hello" {
@@ -84,6 +86,8 @@ type serveProcess struct {
 	cmd     *exec.Cmd
 	export  string // the line it printed for a shell
 	dataDir string
+	notices string             // what it wrote to stderr before its status line
+	tls     *embedded.TLSFiles // the client certificate the line names
 }
 
 var dataDirLine = regexp.MustCompile(`data in (.+), etcd logs`)
@@ -104,13 +108,19 @@ func startServe(t *testing.T, args ...string) *serveProcess {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 
-	type lines struct{ out, err string }
+	type lines struct{ out, err, before string }
 	got := make(chan lines, 1)
 	go func() {
 		out, _ := bufio.NewReader(stdout).ReadString('\n')
-		errLine, _ := bufio.NewReader(stderr).ReadString('\n')
-		got <- lines{out, errLine}
-		io.Copy(io.Discard, stderr)
+		// A deprecated flag's notice comes before the status line.
+		var before strings.Builder
+		r := bufio.NewReader(stderr)
+		errLine, err := r.ReadString('\n')
+		for ; err == nil && strings.HasPrefix(errLine, "Flag --"); errLine, err = r.ReadString('\n') {
+			before.WriteString(errLine)
+		}
+		got <- lines{out, errLine, before.String()}
+		io.Copy(io.Discard, r)
 	}()
 	var l lines
 	select {
@@ -126,7 +136,21 @@ func startServe(t *testing.T, args ...string) *serveProcess {
 	if m == nil {
 		t.Fatalf("serve's status line %q names no data dir", l.err)
 	}
-	return &serveProcess{cmd: cmd, export: export, dataDir: m[1]}
+	p := &serveProcess{cmd: cmd, export: export, dataDir: m[1], notices: l.before, tls: exportedTLS(t, export)}
+	useTLS(t, p.tls)
+	return p
+}
+
+// exportedTLS reads the client certificate's files from the line serve
+// printed, as the shell it is pasted into does.
+func exportedTLS(t *testing.T, export string) *embedded.TLSFiles {
+	t.Helper()
+	out, err := exec.Command("bash", "-c", export+`; printf '%s\n' "$ETCDCTL_CACERT" "$ETCDCTL_CERT" "$ETCDCTL_KEY"`).Output()
+	files := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if err != nil || len(files) != 3 || files[0] == "" || files[1] == "" || files[2] == "" {
+		t.Fatalf("the export line does not name the CA, client certificate and key (%v): %s", err, export)
+	}
+	return &embedded.TLSFiles{CA: files[0], Cert: files[1], Key: files[2]}
 }
 
 // stop sends SIGTERM and returns the exit status.
@@ -158,4 +182,39 @@ func etcdctl(t *testing.T, bin, exportLine string, args ...string) string {
 		t.Fatalf("etcdctl %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// TestServeRefusesADataDirAnotherUserCouldPrepare: a data dir others may
+// write into, or another user's (made for the test, as root only), is
+// refused before anything is written, in one line that says what to do.
+func TestServeRefusesADataDirAnotherUserCouldPrepare(t *testing.T) {
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, dir string) (want string)
+	}{
+		{"writable by others", func(t *testing.T, dir string) string {
+			os.Chmod(dir, 0o777)
+			return "Error: data dir " + dir + " is writable by others (mode 0777): chmod go-w " + dir
+		}},
+		{"another user's", func(t *testing.T, dir string) string {
+			other := etcdtest.OtherUser(t)
+			other.Chown(t, dir)
+			return fmt.Sprintf("Error: data dir %s belongs to uid %d, not you (uid 0): use a directory of your own", dir, other.UID)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "scope")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			want := tc.prepare(t, dir)
+			if msg := runFails(t, "serve", "--apiserver", "--data-dir", dir); msg != want {
+				t.Errorf("serve said %q, want %q", msg, want)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("serve wrote into the refused data dir: %v", entries)
+			}
+		})
+	}
 }

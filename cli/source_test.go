@@ -35,7 +35,7 @@ func announced(t *testing.T, key, value string) *controlplane.ControlPlane {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cp, err := controlplane.Start(ctx, controlplane.Options{
-		Cluster:  embedded.Options{Members: 1, TLS: true, DataDir: t.TempDir()},
+		Cluster:  embedded.Options{Members: 1, DataDir: t.TempDir()},
 		Announce: "etcdscope serve",
 	})
 	if err != nil {

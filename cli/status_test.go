@@ -11,11 +11,29 @@ import (
 )
 
 // startEtcd runs a bundled cluster in the test process and returns the
-// endpoints flag for etcdscope and a client for writing.
+// endpoints flag for etcdscope and a client for writing. The cluster's
+// client certificate is set for the test (useTLS).
 func startEtcd(t testing.TB, members int) (*embedded.Cluster, string, *clientv3.Client) {
 	t.Helper()
 	c, cli := etcdtest.StartBundled(t, members)
+	useTLS(t, c.TLS())
 	return c, strings.Join(c.Endpoints(), ","), cli
+}
+
+// useTLS sets the ETCDCTL_* variables of the bundled cluster's client
+// certificate for the test, as pasting serve's line into a shell does, so
+// that etcdscope run in-process reaches it with --endpoints alone.
+func useTLS(t testing.TB, f *embedded.TLSFiles) {
+	t.Setenv("ETCDCTL_CACERT", f.CA)
+	t.Setenv("ETCDCTL_CERT", f.Cert)
+	t.Setenv("ETCDCTL_KEY", f.Key)
+}
+
+// tlsFlags are the flags of the client certificate, for etcdscope or
+// etcdctl in a process of its own, which runs without the test's ETCDCTL_*
+// variables.
+func tlsFlags(f *embedded.TLSFiles) []string {
+	return []string{"--cacert", f.CA, "--cert", f.Cert, "--key", f.Key}
 }
 
 func TestStatusListsEveryMember(t *testing.T) {

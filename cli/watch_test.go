@@ -18,7 +18,7 @@ import (
 )
 
 func TestWatchPrintsOneLinePerEventUntilInterrupted(t *testing.T) {
-	_, endpoints, cli := startEtcd(t, 1)
+	c, endpoints, cli := startEtcd(t, 1)
 	resp, err := cli.Put(t.Context(), "/registry/configmaps/default/before", "x")
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +26,7 @@ func TestWatchPrintsOneLinePerEventUntilInterrupted(t *testing.T) {
 	start := resp.Header.Revision + 1
 	for _, output := range []string{"lines", "json"} {
 		t.Run(output, func(t *testing.T) {
-			args := []string{"--endpoints", endpoints, "watch", "/registry/configmaps/", "--rev", fmt.Sprint(start)}
+			args := append(tlsFlags(c.TLS()), "--endpoints", endpoints, "watch", "/registry/configmaps/", "--rev", fmt.Sprint(start))
 			if output == "json" {
 				args = append(args, "-o", "json")
 			}

@@ -47,7 +47,9 @@ func runMain(m *testing.M) int {
 	for _, u := range Users(3) {
 		users = append(users, kube.User{Name: u.Name, Groups: u.Groups})
 	}
-	testCP, err = kube.Start(ctx, kube.Options{Dir: filepath.Join(dir, "kubernetes"), Etcd: kube.Etcd{Endpoints: testCluster.Endpoints()}, Users: users})
+	f := testCluster.TLS()
+	etcd := kube.Etcd{Endpoints: testCluster.Endpoints(), CA: f.CA, Cert: f.Cert, Key: f.Key}
+	testCP, err = kube.Start(ctx, kube.Options{Dir: filepath.Join(dir, "kubernetes"), Etcd: etcd, Users: users})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the control plane:", err)
 		return 1

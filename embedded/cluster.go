@@ -13,24 +13,28 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/etcdscope/etcdscope/embedded/datadir"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
 
 // Options configures a bundled cluster. The zero value is a 3-member cluster
-// in a fresh temporary directory, plain HTTP, logging to that directory.
+// in a fresh temporary directory, logging to that directory.
+//
+// The cluster is its user's alone: clients and members talk TLS, and etcd
+// takes only clients with a certificate signed by the CA in DataDir/tls
+// (TLS), as kubeadm's etcd does. The data dir must be the user's and not
+// writable by others (datadir.Check), and so must the dirs in it.
 type Options struct {
 	// Members is the number of etcd members; 0 means DefaultMembers, or as
 	// many as the cluster reopened from DataDir has.
 	Members int
 	// DataDir holds the cluster's data. Empty means a fresh temporary
 	// directory that Close removes. A directory that already holds a cluster
-	// is reopened at the revision it was left at.
+	// is reopened at the revision it was left at. A missing one is made with
+	// mode 0700.
 	DataDir string
-	// TLS serves clients over HTTPS with client-certificate authentication,
-	// using a throwaway CA and certificates written to DataDir/tls.
-	TLS bool
 	// Logger receives etcd's logs. Nil means DataDir/etcd.log: etcd never
 	// writes to the terminal.
 	Logger *zap.Logger
@@ -75,8 +79,8 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, fmt.Errorf("create temporary data dir: %w", err)
 		}
 		c.dir, c.tempDir = dir, true
-	} else if err := os.MkdirAll(c.dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data dir: %w", err)
+	} else if err := datadir.Ensure(c.dir); err != nil {
+		return nil, err
 	}
 	if err := c.start(ctx, opts); err != nil {
 		c.Close()
@@ -89,13 +93,11 @@ func (c *Cluster) start(ctx context.Context, opts Options) error {
 	if err := c.openLog(opts.Logger); err != nil {
 		return err
 	}
-	if opts.TLS {
-		files, err := EnsureTLS(filepath.Join(c.dir, "tls"))
-		if err != nil {
-			return err
-		}
-		c.tls = files
+	files, err := EnsureTLS(filepath.Join(c.dir, "tls"))
+	if err != nil {
+		return err
 	}
+	c.tls = files
 	saved, err := readLayout(c.dir)
 	if err != nil {
 		return err
@@ -137,14 +139,14 @@ func (c *Cluster) startMembers(ctx context.Context, l *layout, state string) err
 	c.mu.Lock()
 	c.members = nil
 	for _, ml := range l.Members {
-		m := &member{layout: ml, cluster: l, state: state, tls: c.tls != nil}
+		m := &member{layout: ml, cluster: l, state: state}
 		c.members = append(c.members, m)
 	}
 	members := c.members
 	c.mu.Unlock()
 
 	for _, m := range members {
-		if err := m.start(c.memberConfig(m)); err != nil {
+		if err := c.startMember(m); err != nil {
 			return err
 		}
 	}
@@ -193,7 +195,7 @@ func (c *Cluster) RestartMember(ctx context.Context, i int) error {
 		return err
 	}
 	m.state = "existing"
-	if err := m.start(c.memberConfig(m)); err != nil {
+	if err := c.startMember(m); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
@@ -246,25 +248,21 @@ func (c *Cluster) LogPath() string {
 	return c.logFile.Name()
 }
 
-// TLS returns the client certificate files, or nil when TLS is off.
+// TLS returns the certificate files: what a client needs (CA, Cert, Key)
+// and the members' own pair.
 func (c *Cluster) TLS() *TLSFiles { return c.tls }
 
 // ClientConfig is a clientv3 configuration for all members, with the client
-// certificate when TLS is on.
+// certificate.
 func (c *Cluster) ClientConfig() (clientv3.Config, error) {
 	cfg := clientv3.Config{
 		Endpoints:   c.Endpoints(),
 		DialTimeout: 5 * time.Second,
 		Logger:      c.logger.Named("client"),
 	}
-	if c.tls != nil {
-		tc, err := c.tls.ClientConfig()
-		if err != nil {
-			return cfg, err
-		}
-		cfg.TLS = tc
-	}
-	return cfg, nil
+	tc, err := c.tls.ClientConfig()
+	cfg.TLS = tc
+	return cfg, err
 }
 
 // Close stops every member, closes the log and removes a temporary data dir.
@@ -318,7 +316,7 @@ func (c *Cluster) openLog(lg *zap.Logger) error {
 		c.logger = lg
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(c.dir, logFileName), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := datadir.OpenAppend(filepath.Join(c.dir, logFileName))
 	if err != nil {
 		return fmt.Errorf("open etcd log: %w", err)
 	}

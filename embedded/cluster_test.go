@@ -2,16 +2,20 @@ package embedded
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/goleak"
+	"go.uber.org/zap"
 )
 
 // TestMain fails the package if any test leaves a goroutine behind: Close
@@ -253,27 +257,45 @@ func TestTwoClustersInOneProcess(t *testing.T) {
 	}
 }
 
-func TestTLSRequiresTheCA(t *testing.T) {
-	c := startCluster(t, Options{Members: 1, TLS: true})
+func TestClientsAndPeersNeedTheClientCertificate(t *testing.T) {
+	c := startCluster(t, Options{Members: 3})
 	files := c.TLS()
-	for _, f := range []string{files.CA, files.Cert, files.Key} {
-		if _, err := os.Stat(f); err != nil {
-			t.Fatalf("TLS file missing: %v", err)
+	for _, f := range []string{files.CA, files.Cert, files.Key, files.ServerKey, filepath.Join(c.DataDir(), "tls", "ca.key")} {
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("TLS file %s: %v, want mode 0600", f, err)
 		}
 	}
-	if _, err := memberClient(t, c, 0).Put(ctxT(t), "secure", "1"); err != nil {
+	cli := memberClient(t, c, 0)
+	members, err := cli.MemberList(ctxT(t))
+	if err != nil {
 		t.Fatalf("client with the CA and client certificate: %v", err)
 	}
+	for _, m := range members.Members {
+		for _, u := range append(m.PeerURLs, m.ClientURLs...) {
+			if !strings.HasPrefix(u, "https://") {
+				t.Errorf("member %s serves %s, want https only", m.Name, u)
+			}
+		}
+	}
 
-	plain, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: 2 * time.Second})
+	caOnly, err := (&transport.TLSInfo{TrustedCAFile: files.CA}).ClientConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer plain.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if _, err := plain.Get(ctx, "secure"); err == nil {
-		t.Error("a client without the CA read from the TLS cluster")
+	for name, cfg := range map[string]*tls.Config{"no CA": nil, "the CA only": caOnly} {
+		anon, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), TLS: cfg, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		if _, err := anon.Put(ctx, "anonymous", "1"); err == nil {
+			t.Errorf("a client with %s wrote to the cluster", name)
+		}
+		cancel()
+		anon.Close()
+	}
+	if resp, err := cli.Get(ctxT(t), "anonymous"); err != nil || resp.Count != 0 {
+		t.Errorf("after the refused writes: %v, %v; want no key", resp, err)
 	}
 }
 
@@ -302,5 +324,21 @@ func TestReopenOnATakenPeerPortSaysTheAddressIsInUse(t *testing.T) {
 	}
 	if !isAddrInUse(err) {
 		t.Errorf("error %v, want one that says the address is in use", err)
+	}
+}
+
+func TestReopenOfAClusterMadeWithoutTLSSaysToUseANewDataDir(t *testing.T) {
+	dir := t.TempDir()
+	old := `{"token": "etcdscope-0", "members": [{"name": "etcd-0", "peerPort": 1, "clientPort": 2}]}`
+	if err := os.WriteFile(filepath.Join(dir, layoutFile), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Start(ctxT(t), Options{DataDir: dir})
+	if err == nil {
+		c.Close()
+	}
+	want := "data dir " + dir + " holds a cluster an older etcdscope made without TLS: use a new --data-dir"
+	if err == nil || err.Error() != want {
+		t.Errorf("Start: %v, want %q", err, want)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/etcdscope/etcdscope/embedded/datadir"
 )
 
 // layoutFile records member names and ports in the data dir. Peer URLs are
@@ -17,7 +19,11 @@ import (
 const layoutFile = "cluster.json"
 
 type layout struct {
-	Token   string         `json:"token"`
+	Token string `json:"token"`
+	// PeerTLS says the members' peer URLs are https: a data dir made before
+	// the bundled cluster always ran TLS has http peer URLs in its WAL, and
+	// its members could not reach each other now.
+	PeerTLS bool           `json:"peerTLS"`
 	Members []memberLayout `json:"members"`
 }
 
@@ -25,9 +31,15 @@ type memberLayout struct {
 	Name       string `json:"name"`
 	PeerPort   int    `json:"peerPort"`
 	ClientPort int    `json:"clientPort"`
+	// HTTPPort serves etcd's HTTP endpoints (/health, /metrics, /version)
+	// apart from gRPC on ClientPort: over TLS, gRPC on a shared port runs
+	// under Go's HTTP server (grpc.Server.ServeHTTP), which etcd's
+	// --listen-client-http-urls exists to avoid (watch streams starve
+	// under load).
+	HTTPPort int `json:"httpPort"`
 }
 
-func (m memberLayout) peerURL() string { return fmt.Sprintf("http://127.0.0.1:%d", m.PeerPort) }
+func (m memberLayout) peerURL() string { return fmt.Sprintf("https://127.0.0.1:%d", m.PeerPort) }
 
 // initialCluster is etcd's --initial-cluster value for the layout.
 func (l *layout) initialCluster() string {
@@ -41,26 +53,27 @@ func (l *layout) initialCluster() string {
 func newLayout(n int) (*layout, error) {
 	token := make([]byte, 8)
 	rand.Read(token)
-	l := &layout{Token: fmt.Sprintf("etcdscope-%x", token)}
-	ports, err := FreePorts(2 * n)
+	l := &layout{Token: fmt.Sprintf("etcdscope-%x", token), PeerTLS: true}
+	ports, err := FreePorts(3 * n)
 	if err != nil {
 		return nil, err
 	}
 	for i := range n {
 		l.Members = append(l.Members, memberLayout{
 			Name:       fmt.Sprintf("etcd-%d", i),
-			PeerPort:   ports[2*i],
-			ClientPort: ports[2*i+1],
+			PeerPort:   ports[3*i],
+			ClientPort: ports[3*i+1],
+			HTTPPort:   ports[3*i+2],
 		})
 	}
 	return l, nil
 }
 
 // readLayout returns the layout saved in dir, or nil when dir holds no
-// cluster yet. A client port taken since the last run is replaced: clients
-// learn client URLs anew at every start, unlike peer URLs.
+// cluster yet. A client or HTTP port taken since the last run is replaced:
+// clients learn client URLs anew at every start, unlike peer URLs.
 func readLayout(dir string) (*layout, error) {
-	b, err := os.ReadFile(filepath.Join(dir, layoutFile))
+	b, err := datadir.ReadFile(filepath.Join(dir, layoutFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -74,16 +87,21 @@ func readLayout(dir string) (*layout, error) {
 	if len(l.Members) == 0 {
 		return nil, fmt.Errorf("cluster layout %s lists no members", filepath.Join(dir, layoutFile))
 	}
+	if !l.PeerTLS {
+		return nil, fmt.Errorf("data dir %s holds a cluster an older etcdscope made without TLS: use a new --data-dir", dir)
+	}
 	changed := false
-	for i, m := range l.Members {
-		if portFree(m.ClientPort) {
-			continue
+	for i := range l.Members {
+		for _, port := range []*int{&l.Members[i].ClientPort, &l.Members[i].HTTPPort} {
+			if portFree(*port) {
+				continue
+			}
+			ports, err := FreePorts(1)
+			if err != nil {
+				return nil, err
+			}
+			*port, changed = ports[0], true
 		}
-		ports, err := FreePorts(1)
-		if err != nil {
-			return nil, err
-		}
-		l.Members[i].ClientPort, changed = ports[0], true
 	}
 	if changed {
 		return &l, writeLayout(dir, &l)
@@ -96,10 +114,7 @@ func writeLayout(dir string, l *layout) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, layoutFile), b, 0o600); err != nil {
-		return fmt.Errorf("write cluster layout: %w", err)
-	}
-	return nil
+	return datadir.WriteFile(filepath.Join(dir, layoutFile), b)
 }
 
 // FreePorts asks the kernel for n distinct free loopback ports. They are free

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/etcdscope/etcdscope/embedded/datadir"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
@@ -34,7 +35,6 @@ type member struct {
 	// state is etcd's --initial-cluster-state: "new" on the first start,
 	// "existing" once the member has data.
 	state string
-	tls   bool
 
 	mu   sync.Mutex
 	etcd *embed.Etcd
@@ -42,11 +42,11 @@ type member struct {
 }
 
 func (m *member) clientURL() string {
-	scheme := "http"
-	if m.tls {
-		scheme = "https"
-	}
-	return fmt.Sprintf("%s://127.0.0.1:%d", scheme, m.layout.ClientPort)
+	return fmt.Sprintf("https://127.0.0.1:%d", m.layout.ClientPort)
+}
+
+func (m *member) httpURL() string {
+	return fmt.Sprintf("https://127.0.0.1:%d", m.layout.HTTPPort)
 }
 
 // memberConfig is the embed configuration of one member: loopback only, its
@@ -57,19 +57,30 @@ func (c *Cluster) memberConfig(m *member) *embed.Config {
 	cfg.Dir = filepath.Join(c.dir, m.layout.Name)
 	peer, _ := url.Parse(m.layout.peerURL())
 	client, _ := url.Parse(m.clientURL())
+	http, _ := url.Parse(m.httpURL())
 	cfg.ListenPeerUrls = []url.URL{*peer}
 	cfg.AdvertisePeerUrls = []url.URL{*peer}
 	cfg.ListenClientUrls = []url.URL{*client}
 	cfg.AdvertiseClientUrls = []url.URL{*client}
+	cfg.ListenClientHttpUrls = []url.URL{*http}
 	cfg.InitialCluster = m.cluster.initialCluster()
 	cfg.InitialClusterToken = m.cluster.Token
 	cfg.ClusterState = m.state
 	cfg.Logger = "zap"
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(c.logger.Named(m.layout.Name))
-	if c.tls != nil {
-		cfg.ClientTLSInfo = c.tls.serverInfo()
-	}
+	cfg.ClientTLSInfo = c.tls.serverInfo()
+	cfg.PeerTLSInfo = c.tls.serverInfo()
 	return cfg
+}
+
+// startMember starts m in its own dir, which is checked first as the data
+// dir is: etcd keeps the member's keys and WAL there.
+func (c *Cluster) startMember(m *member) error {
+	cfg := c.memberConfig(m)
+	if err := datadir.Ensure(cfg.Dir); err != nil {
+		return err
+	}
+	return m.start(cfg)
 }
 
 func (m *member) start(cfg *embed.Config) error {

@@ -16,17 +16,20 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/etcdscope/etcdscope/embedded/datadir"
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 )
 
-// TLSFiles are the PEM files a client needs for the bundled cluster in TLS
-// mode: the same paths work for etcdctl's --cacert, --cert and --key.
+// TLSFiles are the PEM files of the bundled cluster's TLS, in the data
+// dir's tls/: a client needs CA, Cert and Key, the same paths etcdctl's
+// --cacert, --cert and --key take.
 type TLSFiles struct {
 	CA   string
 	Cert string
 	Key  string
-	// ServerCert and ServerKey are the server's pair, valid for 127.0.0.1,
-	// ::1 and localhost.
+	// ServerCert and ServerKey are the members' pair, valid for 127.0.0.1,
+	// ::1 and localhost, for serving clients and for the members' own
+	// connections to each other, both ways.
 	ServerCert string
 	ServerKey  string
 }
@@ -38,7 +41,7 @@ func (f *TLSFiles) ClientConfig() (*tls.Config, error) {
 }
 
 // serverInfo requires client certificates signed by the CA, as kubeadm sets
-// up etcd for the API server.
+// up etcd for the API server and for its peers.
 func (f *TLSFiles) serverInfo() transport.TLSInfo {
 	return transport.TLSInfo{
 		CertFile:       f.ServerCert,
@@ -48,10 +51,15 @@ func (f *TLSFiles) serverInfo() transport.TLSInfo {
 	}
 }
 
-// EnsureTLS reuses the certificates in dir or, when there are none, makes a
-// throwaway CA and a server and a client certificate signed by it. Reuse keeps
-// a reopened data dir working with the ETCDCTL_* variables printed before.
+// EnsureTLS reuses the CA in dir, when its key is the user's own and
+// private (datadir.ReadPrivate), or makes a throwaway one, and issues a
+// server and a client certificate signed by it. The pairs are issued anew at
+// every start, so that nothing but the CA is taken from an earlier run; the
+// paths stay, so the ETCDCTL_* variables printed before keep working.
 func EnsureTLS(dir string) (*TLSFiles, error) {
+	if err := datadir.Ensure(dir); err != nil {
+		return nil, err
+	}
 	f := &TLSFiles{
 		CA:         filepath.Join(dir, "ca.crt"),
 		Cert:       filepath.Join(dir, "client.crt"),
@@ -59,24 +67,8 @@ func EnsureTLS(dir string) (*TLSFiles, error) {
 		ServerCert: filepath.Join(dir, "server.crt"),
 		ServerKey:  filepath.Join(dir, "server.key"),
 	}
-	if _, err := os.Stat(f.ServerKey); err == nil {
-		return f, nil
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create TLS dir: %w", err)
-	}
-	ca, caKey, err := issue(&x509.Certificate{
-		Subject:               pkix.Name{CommonName: "etcdscope throwaway CA"},
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}, nil, nil)
+	ca, caKey, err := loadCA(f.CA, filepath.Join(dir, "ca.key"))
 	if err != nil {
-		return nil, err
-	}
-	if err := writePEM(f.CA, "CERTIFICATE", ca.Raw); err != nil {
 		return nil, err
 	}
 	leaves := []struct {
@@ -101,18 +93,57 @@ func EnsureTLS(dir string) (*TLSFiles, error) {
 		if err != nil {
 			return nil, err
 		}
-		der, err := x509.MarshalECPrivateKey(key)
-		if err != nil {
-			return nil, err
-		}
-		if err := writePEM(l.cert, "CERTIFICATE", cert.Raw); err != nil {
-			return nil, err
-		}
-		if err := writePEM(l.key, "EC PRIVATE KEY", der); err != nil {
+		if err := writePair(l.cert, l.key, cert, key); err != nil {
 			return nil, err
 		}
 	}
 	return f, nil
+}
+
+// loadCA reads the CA's pair, or makes and writes one when there is no key.
+func loadCA(certPath, keyPath string) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	keyPEM, err := datadir.ReadPrivate(keyPath)
+	if errors.Is(err, os.ErrNotExist) {
+		ca, caKey, err := issue(&x509.Certificate{
+			Subject:               pkix.Name{CommonName: "etcdscope throwaway CA"},
+			IsCA:                  true,
+			BasicConstraintsValid: true,
+			KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		}, nil, nil)
+		if err == nil {
+			err = writePair(certPath, keyPath, ca, caKey)
+		}
+		return ca, caKey, err
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("the etcd CA: %w", err)
+	}
+	certPEM, err := datadir.ReadFile(certPath)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the etcd CA: %w", err)
+	}
+	ca, caKey, err := parsePair(certPEM, keyPEM)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the etcd CA in %s: %w", filepath.Dir(keyPath), err)
+	}
+	return ca, caKey, nil
+}
+
+func parsePair(certPEM, keyPEM []byte) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	cb, _ := pem.Decode(certPEM)
+	kb, _ := pem.Decode(keyPEM)
+	if cb == nil || kb == nil {
+		return nil, nil, errors.New("not PEM")
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := x509.ParseECPrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cert, key, nil
 }
 
 // issue signs template with parent's key, or self-signs it when parent is nil.
@@ -139,10 +170,14 @@ func issue(template, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*x5
 	return cert, key, err
 }
 
-func writePEM(path, blockType string, der []byte) error {
-	data := pem.EncodeToMemory(&pem.Block{Type: blockType, Bytes: der})
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+// writePair writes a certificate and its key as PEM, each mode 0600.
+func writePair(certPath, keyPath string, cert *x509.Certificate, key *ecdsa.PrivateKey) error {
+	der, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return err
 	}
-	return nil
+	if err := datadir.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})); err != nil {
+		return err
+	}
+	return datadir.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}))
 }

@@ -17,7 +17,7 @@ import (
 func TestAClientCertificateRefusedIsSaidSo(t *testing.T) {
 	servers := map[string]func(t *testing.T) (string, *embedded.TLSFiles){
 		"embedded_3.7": func(t *testing.T) (string, *embedded.TLSFiles) {
-			c, err := embedded.Start(context.Background(), embedded.Options{Members: 1, TLS: true, DataDir: t.TempDir()})
+			c, err := embedded.Start(context.Background(), embedded.Options{Members: 1, DataDir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}

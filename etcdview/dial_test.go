@@ -106,11 +106,12 @@ func TestErrorsNameTheTimeoutThatEnded(t *testing.T) {
 }
 
 func TestEtcdErrorsComeInEtcdsWords(t *testing.T) {
-	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
+		cli := e.Client
 		rev := put(t, cli, "/registry/pods/default/a", "1")
 		put(t, cli, "/other", "outside the read-only role")
 		etcdtest.EnableReadOnlyUser(t, cli)
-		ro, err := Connect(testCtx(t), Config{Endpoints: cli.Endpoints(), Username: etcdtest.ReadOnlyUser, Password: etcdtest.ReadOnlyPassword})
+		ro, err := Connect(testCtx(t), liveConfig(e, etcdtest.ReadOnlyUser, etcdtest.ReadOnlyPassword))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +135,7 @@ func TestEtcdErrorsComeInEtcdsWords(t *testing.T) {
 				return err
 			}, "etcdserver: permission denied", true},
 			{"a wrong password", func(ctx context.Context) error {
-				_, err := Connect(ctx, Config{Endpoints: cli.Endpoints(), Username: etcdtest.ReadOnlyUser, Password: "wrong"})
+				_, err := Connect(ctx, liveConfig(e, etcdtest.ReadOnlyUser, "wrong"))
 				return err
 			}, "etcdserver: authentication failed", false},
 		}
@@ -153,8 +154,8 @@ func TestEtcdErrorsComeInEtcdsWords(t *testing.T) {
 }
 
 func TestReadsOfAClosedConnectionEndForGood(t *testing.T) {
-	_, cli := etcdtest.StartBundled(t, 1)
-	closed, err := Connect(testCtx(t), Config{Endpoints: cli.Endpoints()})
+	c, _ := etcdtest.StartBundled(t, 1)
+	closed, err := Connect(testCtx(t), liveConfig(etcdtest.Etcd{Endpoints: c.Endpoints(), TLS: c.TLS()}, "", ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,16 @@ func eachEtcd(t *testing.T, fn func(t *testing.T, cli *clientv3.Client)) {
 	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) { fn(t, e.Client) })
 }
 
+// liveConfig is how Connect reaches e as user (none when ""), with the
+// client certificate the bundled etcd requires.
+func liveConfig(e etcdtest.Etcd, user, password string) Config {
+	cfg := Config{Endpoints: e.Endpoints, Username: user, Password: password}
+	if e.TLS != nil {
+		cfg.CACert, cfg.Cert, cfg.Key = e.TLS.CA, e.TLS.Cert, e.TLS.Key
+	}
+	return cfg
+}
+
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)

@@ -6,10 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 func TestClientInterfaceHasNoWritingMethod(t *testing.T) {
@@ -23,20 +21,21 @@ func TestClientInterfaceHasNoWritingMethod(t *testing.T) {
 }
 
 func TestEverySourceMethodWorksForAReadOnlyUser(t *testing.T) {
-	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
+		cli := e.Client
 		put(t, cli, "/registry/pods/default/a", "1")
 		put(t, cli, "/registry/pods/default/a", "2")
 		compacted := put(t, cli, compactRevKey, "3")
 		compact(t, cli, compacted)
 		etcdtest.EnableReadOnlyUser(t, cli)
-		root, err := clientv3.New(clientv3.Config{Endpoints: cli.Endpoints(), Username: "root", Password: "rootpw", DialTimeout: 5 * time.Second})
+		root, err := Dial(testCtx(t), liveConfig(e, "root", "rootpw"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { root.Close() })
 
 		ctx := testCtx(t)
-		src, err := Connect(ctx, Config{Endpoints: cli.Endpoints(), Username: etcdtest.ReadOnlyUser, Password: etcdtest.ReadOnlyPassword})
+		src, err := Connect(ctx, liveConfig(e, etcdtest.ReadOnlyUser, etcdtest.ReadOnlyPassword))
 		if err != nil {
 			t.Fatal(err)
 		}

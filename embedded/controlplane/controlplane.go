@@ -18,13 +18,14 @@ import (
 
 	"github.com/etcdscope/etcdscope/demo"
 	"github.com/etcdscope/etcdscope/embedded"
+	"github.com/etcdscope/etcdscope/embedded/datadir"
 	"github.com/etcdscope/etcdscope/embedded/fanout"
 	"github.com/etcdscope/etcdscope/embedded/kube"
 )
 
 // Options say what runs.
 type Options struct {
-	// Cluster is the etcd cluster: members, data dir, TLS.
+	// Cluster is the etcd cluster: members and data dir.
 	Cluster embedded.Options
 	// APIServer runs Kubernetes' control plane on the cluster.
 	APIServer bool
@@ -127,10 +128,8 @@ func (cp *ControlPlane) startKube(ctx context.Context, opts Options, nodes int) 
 			users = append(users, kube.User{Name: u.Name, Groups: u.Groups})
 		}
 	}
-	etcd := kube.Etcd{Endpoints: cp.cluster.Endpoints()}
-	if f := cp.cluster.TLS(); f != nil {
-		etcd.CA, etcd.Cert, etcd.Key = f.CA, f.Cert, f.Key
-	}
+	f := cp.cluster.TLS()
+	etcd := kube.Etcd{Endpoints: cp.cluster.Endpoints(), CA: f.CA, Cert: f.Cert, Key: f.Key}
 	cp.kube, err = kube.Start(ctx, kube.Options{
 		Dir:                filepath.Join(cp.cluster.DataDir(), "kubernetes"),
 		Etcd:               etcd,
@@ -206,9 +205,9 @@ func (cp *ControlPlane) startDemo(profile demo.Profile, nodes int) error {
 }
 
 // openLog opens name in the data dir for appending: a kept --data-dir
-// keeps the logs of every run.
+// keeps the logs of every run. A link there is refused, not followed.
 func (cp *ControlPlane) openLog(name string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(cp.cluster.DataDir(), name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := datadir.OpenAppend(filepath.Join(cp.cluster.DataDir(), name))
 	if err == nil {
 		cp.logs = append(cp.logs, f)
 	}

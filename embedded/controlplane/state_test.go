@@ -15,7 +15,7 @@ import (
 func TestAnnouncedClusterIsRunningUntilClose(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	t.Setenv(StateDirEnv, dir)
-	cp := start(t, Options{Cluster: embedded.Options{Members: 1, TLS: true}, Announce: "etcdscope serve"})
+	cp := start(t, Options{Cluster: embedded.Options{Members: 1}, Announce: "etcdscope serve"})
 	fi, err := os.Stat(dir)
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("state dir: %v, %v; want one created 0700", fi, err)

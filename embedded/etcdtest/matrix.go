@@ -13,6 +13,9 @@ type Etcd struct {
 	Version   string // the release line: "3.4" to "3.7"
 	Endpoints []string
 	Client    *clientv3.Client // closed when the test ends
+	// TLS are the client's files for the bundled etcd, which serves TLS
+	// only; nil for the others, which serve plain HTTP.
+	TLS *embedded.TLSFiles
 	// Restart stops etcd and starts it again on its data and endpoints:
 	// Client's streams break, and Client reconnects by itself.
 	Restart func() error
@@ -36,7 +39,7 @@ func EachVersion(t *testing.T, fn func(t *testing.T, e Etcd)) {
 func startBundled(t *testing.T) Etcd {
 	t.Helper()
 	c, cli := StartBundled(t, 1)
-	return Etcd{Version: "3.7", Endpoints: c.Endpoints(), Client: cli, Restart: func() error {
+	return Etcd{Version: "3.7", Endpoints: c.Endpoints(), Client: cli, TLS: c.TLS(), Restart: func() error {
 		if err := c.StopMember(0); err != nil {
 			return err
 		}
@@ -53,6 +56,13 @@ func StartBundled(t testing.TB, members int) (*embedded.Cluster, *clientv3.Clien
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	return c, Client(t, c)
+}
+
+// Client is a client of all of c's members, with its client certificate,
+// closed when the test ends.
+func Client(t testing.TB, c *embedded.Cluster) *clientv3.Client {
+	t.Helper()
 	cfg, err := c.ClientConfig()
 	if err != nil {
 		t.Fatal(err)
@@ -62,5 +72,5 @@ func StartBundled(t testing.TB, members int) (*embedded.Cluster, *clientv3.Clien
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cli.Close() })
-	return c, cli
+	return cli
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/embedded/datadir"
 	"github.com/spf13/pflag"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apiserver/pkg/admission"
@@ -48,9 +49,17 @@ func (c *ControlPlane) apiServerFlags(opts Options) ([]string, error) {
 	serveCert, serveKey := c.pki.path(servingName)
 	caCert, _ := c.pki.path(caName)
 	policy := filepath.Join(c.dir, "audit-policy.yaml")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+	if err := datadir.WriteFile(policy, []byte(auditPolicy)); err != nil {
 		return nil, err
 	}
+	// kube-apiserver's audit log (lumberjack) opens the path as it is, a
+	// link included: it is checked first, in a dir only this user writes.
+	auditLog := filepath.Join(c.dir, "audit.log")
+	f, err := datadir.OpenAppend(auditLog)
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
 	flags := []string{
 		"--advertise-address=" + AdvertiseAddress,
 		"--bind-address=" + servingHost,
@@ -69,7 +78,7 @@ func (c *ControlPlane) apiServerFlags(opts Options) ([]string, error) {
 		"--etcd-servers=" + strings.Join(opts.Etcd.Endpoints, ","),
 		"--etcd-compaction-interval=" + opts.CompactionInterval.String(),
 		"--audit-policy-file=" + policy,
-		"--audit-log-path=" + filepath.Join(c.dir, "audit.log"),
+		"--audit-log-path=" + auditLog,
 		"--audit-log-maxsize=100",
 		"--audit-log-maxbackup=2",
 		// The write-path's source: every completed write's event, in

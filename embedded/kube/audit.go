@@ -14,7 +14,6 @@ import (
 	"time"
 
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
@@ -110,5 +109,5 @@ func (c *ControlPlane) writeAuditKubeconfig(server string) error {
 	cfg.AuthInfos["kube-apiserver"] = &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM}
 	cfg.Contexts["sink"] = &clientcmdapi.Context{Cluster: "sink", AuthInfo: "kube-apiserver"}
 	cfg.CurrentContext = "sink"
-	return clientcmd.WriteToFile(*cfg, c.auditKubeconfigPath())
+	return writeKubeconfigFile(cfg, c.auditKubeconfigPath())
 }

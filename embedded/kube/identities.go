@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/etcdscope/etcdscope/embedded/datadir"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -94,7 +95,17 @@ func (c *ControlPlane) writeKubeconfig(path string, users ...string) error {
 			cfg.CurrentContext = context
 		}
 	}
-	return clientcmd.WriteToFile(*cfg, path)
+	return writeKubeconfigFile(cfg, path)
+}
+
+// writeKubeconfigFile writes cfg to path (mode 0600) without following a
+// link there, as clientcmd.WriteToFile would.
+func writeKubeconfigFile(cfg *clientcmdapi.Config, path string) error {
+	b, err := clientcmd.Write(*cfg)
+	if err != nil {
+		return err
+	}
+	return datadir.WriteFile(path, b)
 }
 
 // bindViewer gives the viewer group read access to every resource, through

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/etcdscope/etcdscope/embedded/datadir"
 	"github.com/etcdscope/etcdscope/embedded/fanout"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -39,7 +40,7 @@ type Options struct {
 }
 
 // Etcd is how kube-apiserver reaches etcd: its --etcd-servers and, for a
-// TLS cluster, the client's files.
+// TLS cluster (the bundled one always is), the client's files.
 type Etcd struct {
 	Endpoints     []string
 	CA, Cert, Key string
@@ -104,6 +105,9 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	redirectLogs(opts.Log)
 	c := &ControlPlane{dir: opts.Dir, ready: make(chan struct{}), stopped: make(chan struct{}), closed: make(chan struct{})}
+	if err := datadir.Ensure(opts.Dir); err != nil {
+		return nil, err
+	}
 	var err error
 	if c.pki, err = loadPKI(filepath.Join(opts.Dir, "pki")); err != nil {
 		return nil, err

@@ -46,7 +46,7 @@ func runMain(m *testing.M) int {
 	defer os.RemoveAll(testDir)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	testCluster, err = embedded.Start(ctx, embedded.Options{DataDir: filepath.Join(testDir, "etcd"), TLS: true})
+	testCluster, err = embedded.Start(ctx, embedded.Options{DataDir: filepath.Join(testDir, "etcd")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start etcd:", err)
 		return 1

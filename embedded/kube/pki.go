@@ -3,10 +3,13 @@ package kube
 import (
 	"crypto"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 
+	"github.com/etcdscope/etcdscope/embedded/datadir"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
 	kubeadmapi "k8s.io/kubernetes/cmd/kubeadm/app/apis/kubeadm"
@@ -33,47 +36,109 @@ type pki struct {
 	caPEM []byte
 }
 
-// loadPKI reuses the CA, serving pair and service account key in dir, or
-// makes them.
+// loadPKI reuses the CA and the service account key in dir, when their
+// keys are the user's own and private (datadir.ReadPrivate), or makes them,
+// and issues kube-apiserver's serving pair anew. Every file kube-apiserver
+// reads from dir is thus either checked or written at this start.
 func loadPKI(dir string) (*pki, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create the PKI dir: %w", err)
+	if err := datadir.Ensure(dir); err != nil {
+		return nil, err
 	}
 	p := &pki{dir: dir}
 	var err error
-	if pkiutil.CertOrKeyExist(dir, caName) {
-		p.ca, p.caKey, err = pkiutil.TryLoadCertAndKeyFromDisk(dir, caName)
-	} else {
-		p.ca, p.caKey, err = pkiutil.NewCertificateAuthority(&pkiutil.CertConfig{
+	if p.ca, p.caKey, err = p.loadCA(); err != nil {
+		return nil, fmt.Errorf("the cluster CA: %w", err)
+	}
+	p.caPEM = pkiutil.EncodeCertPEM(p.ca)
+	if err := p.issueServing(); err != nil {
+		return nil, err
+	}
+	if err := p.loadServiceAccountKey(); err != nil {
+		return nil, fmt.Errorf("the service account key: %w", err)
+	}
+	return p, nil
+}
+
+func (p *pki) loadCA() (*x509.Certificate, crypto.Signer, error) {
+	certPath, keyPath := p.path(caName)
+	key, err := readKey(keyPath)
+	if errors.Is(err, os.ErrNotExist) {
+		ca, key, err := pkiutil.NewCertificateAuthority(&pkiutil.CertConfig{
 			Config:              certutil.Config{CommonName: "kubernetes"},
 			EncryptionAlgorithm: keyAlgorithm,
 		})
 		if err == nil {
-			err = pkiutil.WriteCertAndKey(dir, caName, p.ca, p.caKey)
+			err = p.writePair(caName, ca, key)
+		}
+		return ca, key, err
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	certPEM, err := datadir.ReadFile(certPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	certs, err := certutil.ParseCertsPEM(certPEM)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", certPath, err)
+	}
+	return certs[0], key, nil
+}
+
+// loadServiceAccountKey keeps the key that signs service account tokens
+// across starts, so that tokens issued before stay valid, and writes its
+// public half, which kube-apiserver verifies them with.
+func (p *pki) loadServiceAccountKey() error {
+	path := filepath.Join(p.dir, saName+".key")
+	key, err := readKey(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if key, err = pkiutil.NewPrivateKey(keyAlgorithm); err == nil {
+			err = writeKey(path, key)
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("the cluster CA: %w", err)
+		return err
 	}
-	p.caPEM = pkiutil.EncodeCertPEM(p.ca)
-	if !pkiutil.CertOrKeyExist(dir, servingName) {
-		if err := p.issueServing(); err != nil {
-			return nil, err
-		}
+	pub, err := pkiutil.EncodePublicKeyPEM(key.Public())
+	if err != nil {
+		return err
 	}
-	if _, err := pkiutil.TryLoadKeyFromDisk(dir, saName); err != nil {
-		key, err := pkiutil.NewPrivateKey(keyAlgorithm)
-		if err != nil {
-			return nil, err
-		}
-		if err := pkiutil.WriteKey(dir, saName, key); err != nil {
-			return nil, err
-		}
-		if err := pkiutil.WritePublicKey(dir, saName, key.Public()); err != nil {
-			return nil, err
-		}
+	return datadir.WriteFile(filepath.Join(p.dir, saName+".pub"), pub)
+}
+
+// readKey reads a private key of the user's own that nobody else can read.
+func readKey(path string) (crypto.Signer, error) {
+	b, err := datadir.ReadPrivate(path)
+	if err != nil {
+		return nil, err
 	}
-	return p, nil
+	key, err := keyutil.ParsePrivateKeyPEM(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("%s: a %T cannot sign", path, key)
+	}
+	return signer, nil
+}
+
+func writeKey(path string, key crypto.Signer) error {
+	b, err := keyutil.MarshalPrivateKeyToPEM(key)
+	if err != nil {
+		return err
+	}
+	return datadir.WriteFile(path, b)
+}
+
+// writePair writes name's certificate and key (mode 0600 each).
+func (p *pki) writePair(name string, cert *x509.Certificate, key crypto.Signer) error {
+	certPath, keyPath := p.path(name)
+	if err := datadir.WriteFile(certPath, pkiutil.EncodeCertPEM(cert)); err != nil {
+		return err
+	}
+	return writeKey(keyPath, key)
 }
 
 // issueServing makes kube-apiserver's serving pair, for the loopback
@@ -93,7 +158,7 @@ func (p *pki) issueServing() error {
 	if err != nil {
 		return fmt.Errorf("kube-apiserver's serving certificate: %w", err)
 	}
-	return pkiutil.WriteCertAndKey(p.dir, servingName, cert, key)
+	return p.writePair(servingName, cert, key)
 }
 
 // servingPair issues a serving certificate for the loopback address, as PEM.

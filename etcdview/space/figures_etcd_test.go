@@ -49,7 +49,8 @@ func TestReportAgreesWithEtcdsOwnFigures(t *testing.T) {
 	if _, err := cli.Delete(testCtx(t), "/registry/configmaps/ns-1/", clientv3.WithPrefix()); err != nil {
 		t.Fatal(err)
 	}
-	ep := c.Endpoints()[0]
+	f := c.TLS()
+	ep := []string{"--endpoints", c.Endpoints()[0], "--cacert", f.CA, "--cert", f.Cert, "--key", f.Key}
 	// A snapshot makes etcd commit its backend (it sizes the DB at each
 	// commit, every 100 ms by default): the figures hold still after it.
 	file, path := snapshotFile(t, cli)
@@ -62,7 +63,7 @@ func TestReportAgreesWithEtcdsOwnFigures(t *testing.T) {
 			DBSizeInUse int64 `json:"dbSizeInUse"`
 		}
 	}
-	runJSON(t, &status, etcdctl, "--endpoints", ep, "endpoint", "status", "-w", "json")
+	runJSON(t, &status, etcdctl, append(ep, "endpoint", "status", "-w", "json")...)
 	// The same Status RPC, on an etcd nothing writes to: the same figures.
 	if len(status) != 1 || len(live.Members) != 1 || live.Members[0].DBSize != status[0].Status.DBSize || live.Members[0].InUse != status[0].Status.DBSizeInUse {
 		t.Errorf("members %+v, etcdctl endpoint status %+v: want the same DB size and size in use", live.Members, status)
@@ -70,7 +71,7 @@ func TestReportAgreesWithEtcdsOwnFigures(t *testing.T) {
 	// A range's count is the keys etcd holds as of its revision; etcd 3.4's
 	// etcdctl has no --count-only, a limit of 1 still counts them all.
 	var count struct{ Count int64 }
-	runJSON(t, &count, etcdctl, "--endpoints", ep, "get", "", "--from-key", "--limit", "1", "-w", "json")
+	runJSON(t, &count, etcdctl, append(ep, "get", "", "--from-key", "--limit", "1", "-w", "json")...)
 	if live.Root.Keys != count.Count {
 		t.Errorf("live report: %d keys, etcdctl counts %d", live.Root.Keys, count.Count)
 	}
