@@ -33,6 +33,9 @@ type explorerFlags struct {
 
 // runExplorer opens the source the flags name and shows it in the TUI.
 func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) error {
+	if err := checkRev("rev", flags.rev); err != nil {
+		return err
+	}
 	kind, err := conn.kind()
 	if err != nil {
 		return err

@@ -7,10 +7,12 @@ import (
 
 // TestNegativeRevisionIsRefused: etcd reads a negative revision as the
 // newest, so ls and get used to print the head for --rev -5 while du and
-// owners refused it; every command refuses it alike, before reading.
+// owners refused it; every command refuses it alike, before reading, and
+// the explorer (the root command, no arguments) before it opens anything.
 func TestNegativeRevisionIsRefused(t *testing.T) {
 	db := kube17 + "boltdb-db"
 	for _, args := range [][]string{
+		{},
 		{"ls", "/registry"},
 		{"ls", "/registry", "--count"},
 		{"get", "ns"},

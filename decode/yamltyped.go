@@ -242,8 +242,7 @@ func (e *yamlEmitter) typedValue(v reflect.Value, how int, ctx yamlContext) erro
 	case reflect.Slice:
 		return e.typedSlice(v, ctx)
 	case reflect.String:
-		s := jsonText(v.String())
-		e.stringScalar(s, analyzeScalar(s), ctx)
+		e.goString(v.String(), ctx)
 	case reflect.Bool:
 		e.scalar(strconv.FormatBool(v.Bool()), numberShape, yamlPlain, ctx)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -313,8 +312,7 @@ func (e *yamlEmitter) typedMapping(members []typedMember) error {
 			}
 			continue
 		}
-		s := jsonText(m.text)
-		e.stringScalar(s, analyzeScalar(s), yamlContext{mapping: true})
+		e.goString(m.text, yamlContext{mapping: true})
 	}
 	return nil
 }
@@ -428,6 +426,52 @@ func (e *yamlEmitter) marshalledScalar(v reflect.Value, ctx yamlContext) error {
 	e.stringScalar(s, analyzeScalar(s), ctx)
 	return nil
 }
+
+// goString writes s, a string of the Go value, as stringScalar writes
+// jsonText(s), then puts back in place of each U+FFFD that stands for a
+// byte that is not UTF-8 that byte: the one place the emitter parts from
+// sigs.k8s.io/yaml, whose U+FFFD comes from encoding/json. Gogo protobuf
+// keeps a stored string's bytes as they are, and Inert shows such a byte
+// as \xff, which U+FFFD would hide. The scalar's style and folding are
+// those of jsonText(s). Should the emitter have escaped a U+FFFD (after a
+// leading BOM it escapes every rune), the scalar keeps jsonText(s).
+func (e *yamlEmitter) goString(s string, ctx yamlContext) {
+	if utf8.ValidString(s) {
+		e.stringScalar(s, analyzeScalar(s), ctx)
+		return
+	}
+	stand := jsonText(s)
+	start := len(e.out)
+	e.stringScalar(stand, analyzeScalar(stand), ctx)
+	written := e.out[start:]
+	if bytes.Count(written, replacement) != strings.Count(stand, string(utf8.RuneError)) {
+		return
+	}
+	restored := make([]byte, 0, len(written))
+	for i := 0; ; {
+		j := bytes.Index(written, replacement)
+		if j < 0 {
+			restored = append(restored, written...)
+			break
+		}
+		restored = append(restored, written[:j]...)
+		written = written[j+len(replacement):]
+		r, n := utf8.DecodeRuneInString(s[i:])
+		for r != utf8.RuneError {
+			i += n
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		if n == 1 {
+			restored = append(restored, s[i]) // the byte U+FFFD stood for
+		} else {
+			restored = append(restored, replacement...) // a U+FFFD of s
+		}
+		i += n
+	}
+	e.out = append(e.out[:start], restored...)
+}
+
+var replacement = []byte(string(utf8.RuneError))
 
 // jsonText is s as encoding/json writes it, read back: each byte that is
 // not UTF-8 becomes U+FFFD.
