@@ -30,6 +30,9 @@ func runWithin(t *testing.T, d time.Duration, args ...string) (code int, stdout,
 func TestChangesAndWatchAnswerOnAFreshEtcdAndARefusal(t *testing.T) {
 	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
 		ep := []string{"--endpoints", strings.Join(e.Endpoints, ",")}
+		if e.TLS != nil {
+			ep = append(ep, tlsFlags(e.TLS)...)
+		}
 		for _, args := range [][]string{{"changes"}, {"changes", "--from-rev", "1"}, {"changes", "--since", "1m"}, {"changes", "-o", "json"}} {
 			code, out, errOut := runWithin(t, 20*time.Second, append(ep, args...)...)
 			if code != 0 || !strings.Contains(out, "No changes: etcd is at revision 1, nothing was ever written") {

@@ -53,7 +53,7 @@ func exitWithin(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
 // TestOneSignalEndsAWriteNobodyReads: get -o yaml blocked on a pipe whose
 // reader never reads ends on one SIGTERM, with status 143 and no message.
 func TestOneSignalEndsAWriteNobodyReads(t *testing.T) {
-	_, cli := etcdtest.StartBundled(t, 1)
+	c, cli := etcdtest.StartBundled(t, 1)
 	for i := range 40 {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("big-%02d", i), Namespace: "default"},
 			Data: map[string]string{"v": strings.Repeat("x", 8<<10)}}
@@ -64,7 +64,7 @@ func TestOneSignalEndsAWriteNobodyReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := etcdscope([]string{"--endpoints", strings.Join(cli.Endpoints(), ","), "get", "cm", "-n", "default", "-o", "yaml"})
+	cmd := etcdscope(append(tlsFlags(c.TLS()), "--endpoints", strings.Join(cli.Endpoints(), ","), "get", "cm", "-n", "default", "-o", "yaml"))
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = w, &stderr
 	if err := cmd.Start(); err != nil {

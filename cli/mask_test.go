@@ -30,7 +30,7 @@ func TestSecretValuesAreMaskedInEveryFormat(t *testing.T) {
 	const first, second, other = "correct horse battery staple", "CORRECT HORSE BATTERY STAPLE", "Tr0ub4dor&3-other"
 	etcdviewtest.Put(t, cli, labSecret("lab-credentials", first), labSecret("other", other))
 	etcdviewtest.Put(t, cli, labSecret("lab-credentials", second))
-	ep := []string{"--endpoints", c.Endpoints()[0]}
+	ep := append([]string{"--endpoints", c.Endpoints()[0]}, tlsFlags(c.TLS())...)
 	for _, args := range [][]string{
 		{"get", "secret", "lab-credentials", "-n", "lab"},
 		{"get", "secret", "lab-credentials", "-n", "lab", "-o", "json"},
@@ -74,7 +74,7 @@ func TestSecretValuesAreMaskedInEveryFormat(t *testing.T) {
 func TestMaskedValuesInATemplateAreNotedOnceOnStderr(t *testing.T) {
 	c, cli := etcdtest.StartBundled(t, 1)
 	etcdviewtest.Put(t, cli, labSecret("a", "first-password"), labSecret("b", "second-password"))
-	ep := []string{"--endpoints", c.Endpoints()[0]}
+	ep := append([]string{"--endpoints", c.Endpoints()[0]}, tlsFlags(c.TLS())...)
 	for _, tc := range []struct {
 		args  []string
 		out   string
