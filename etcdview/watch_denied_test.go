@@ -7,16 +7,15 @@ import (
 
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
-	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // TestAWatchEtcdRefusesEndsWithItsError: a read-only user's watch of a
 // prefix outside its role ends with etcd's refusal, instead of being
 // reopened, silently, forever.
 func TestAWatchEtcdRefusesEndsWithItsError(t *testing.T) {
-	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
-		etcdtest.EnableReadOnlyUser(t, cli)
-		ro, err := Connect(testCtx(t), Config{Endpoints: cli.Endpoints(), Username: etcdtest.ReadOnlyUser, Password: etcdtest.ReadOnlyPassword})
+	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
+		etcdtest.EnableReadOnlyUser(t, e.Client)
+		ro, err := Connect(testCtx(t), liveConfig(e, etcdtest.ReadOnlyUser, etcdtest.ReadOnlyPassword))
 		if err != nil {
 			t.Fatal(err)
 		}
