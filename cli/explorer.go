@@ -12,6 +12,7 @@ import (
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/etcdscope/etcdscope/embedded/fanout"
 	"github.com/etcdscope/etcdscope/embedded/kube"
+	"github.com/etcdscope/etcdscope/etcdview/resource"
 	"github.com/etcdscope/etcdscope/ui"
 	"github.com/etcdscope/etcdscope/ui/writepath"
 )
@@ -90,7 +91,7 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 	// resource's from its CRD as of the level's revision, as get does.
 	src := opts.Source
 	opts.Resolve = func(ctx context.Context, name string, rev int64) (*table.Resource, error) {
-		r, _, err := resolveResource(ctx, src, dec, name, rev)
+		r, _, err := resource.Resolve(ctx, src, dec, name, rev)
 		return r, err
 	}
 	// The UI's watch and reads end with ctx, before the source closes.

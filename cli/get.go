@@ -11,6 +11,7 @@ import (
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/resource"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -141,12 +142,12 @@ func runGet(ctx context.Context, pr printer, src etcdview.Source, args []string,
 	var res *table.Resource
 	var resErr error // the custom resources could not be read
 	if !strings.HasPrefix(args[0], "/") {
-		res, f.rev, resErr = resolveResource(ctx, src, f.dec, args[0], f.rev)
+		res, f.rev, resErr = resource.Resolve(ctx, src, f.dec, args[0], f.rev)
 		if res == nil && len(args) == 2 {
 			if resErr != nil {
 				return resErr
 			}
-			return noResourceType(args[0])
+			return resource.NoType(args[0])
 		}
 	}
 	if res == nil {
@@ -160,7 +161,7 @@ func runGet(ctx context.Context, pr printer, src etcdview.Source, args []string,
 		err := getOne(ctx, pr, src, args[0], f)
 		if errors.Is(err, etcdview.ErrNotFound) && !strings.HasPrefix(args[0], "/") {
 			// Neither a resource nor a key: what kubectl would say.
-			err = noResourceType(args[0])
+			err = resource.NoType(args[0])
 		}
 		if err != nil && resErr != nil {
 			return errors.Join(resErr, err)
@@ -280,8 +281,8 @@ func getList(ctx context.Context, l *lister, src etcdview.Source, prefix string,
 	}
 	if f.keys {
 		var kvs []etcdview.KV
-		err := listPages(src, prefix, f.rev, false)(ctx, func(page []etcdview.KV) error {
-			kvs = append(kvs, page...)
+		err := etcdview.Pages(src, prefix, f.rev, etcdview.Paging{})(ctx, func(p etcdview.Page) error {
+			kvs = append(kvs, p.Keys...)
 			return nil
 		})
 		if err != nil {
@@ -289,78 +290,16 @@ func getList(ctx context.Context, l *lister, src etcdview.Source, prefix string,
 		}
 		return printObjectTable(l.pr, l.res.Resource, kvs)
 	}
-	return l.list(ctx, listPages(src, prefix, f.rev, true))
+	return l.list(ctx, etcdview.Pages(src, prefix, f.rev, etcdview.Paging{Values: true}))
 }
 
 // onePage is a pager of the one value at key.
-func onePage(src etcdview.Source, key string, rev int64) pager {
-	return func(ctx context.Context, yield func([]etcdview.KV) error) error {
+func onePage(src etcdview.Source, key string, rev int64) etcdview.Pager {
+	return func(ctx context.Context, yield func(etcdview.Page) error) error {
 		kv, err := src.Get(ctx, key, rev)
 		if err != nil {
 			return err
 		}
-		return yield([]etcdview.KV{*kv})
+		return yield(etcdview.Page{Keys: []etcdview.KV{*kv}, Revision: rev})
 	}
-}
-
-// pager reads the keys under a prefix page by page, as of one revision, and
-// hands each page to yield in key order, stopping at the first error.
-type pager func(ctx context.Context, yield func([]etcdview.KV) error) error
-
-// listPages pages through prefix: keys only for the table, values too for a
-// List, a page at a time instead of a Get per key (page sizes: see
-// listKeysPage).
-func listPages(src etcdview.Source, prefix string, rev int64, values bool) pager {
-	first := etcdview.PageToken{Limit: listKeysPage}
-	if values {
-		first = etcdview.PageToken{Limit: listFirstValuesPage, Values: true}
-	}
-	return func(ctx context.Context, yield func([]etcdview.KV) error) error {
-		rev := rev
-		for page := first; ; {
-			p, err := src.List(ctx, prefix, rev, page)
-			if err != nil {
-				return err
-			}
-			if err := yield(p.Keys); err != nil {
-				return err
-			}
-			if p.Next == nil {
-				return nil
-			}
-			rev, page = p.Revision, *p.Next
-			if values {
-				page.Limit = valuesPageLimit(p.Keys)
-			}
-		}
-	}
-}
-
-// listKeysPage and listValuesPage are get's page sizes: keys only (about
-// 100 bytes each: a page stays about 10 MiB), and keys with values of a few
-// KiB each. Each page is a range stream of its own, whose chunks start
-// small: 5,000 values a page read 100k Pods in half the time 1,000 do, and
-// 100k pods' keys come in 0.23 s in one page, 0.34 s in pages of 10,000.
-// A page of values is held whole, and values go up to 1.5 MiB (etcd's
-// default request limit): the first page is a few values, and each next
-// one as many as make listPageBytes at the size values had in the page
-// before, at most listValuesPage. 8 MiB pages (some 2,700 Pods) list 100k
-// Pods as fast as 16 MiB ones, 13 MB less resident.
-const (
-	listKeysPage        = 100_000
-	listValuesPage      = 5_000
-	listFirstValuesPage = 4
-	listPageBytes       = 8 << 20
-)
-
-// valuesPageLimit is the number of values of the page after last.
-func valuesPageLimit(last []etcdview.KV) int {
-	size := 0
-	for _, kv := range last {
-		size += len(kv.Value)
-	}
-	if size == 0 {
-		return listValuesPage
-	}
-	return min(max(listPageBytes*len(last)/size, 1), listValuesPage)
 }

@@ -135,7 +135,7 @@ var chunkBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // pages, not the whole List. keep, when not nil, says which objects are in it. The first
 // error in key order ends it, after the objects before it, and so does the
 // end of ctx.
-func writeList(ctx context.Context, w io.Writer, dec decode.Decoder, pages pager, format listFormat, keep func(decode.Object) (bool, error)) error {
+func writeList(ctx context.Context, w io.Writer, dec decode.Decoder, pages etcdview.Pager, format listFormat, keep func(decode.Object) (bool, error)) error {
 	lw := newListWriter(w, format)
 	encode := func(kvs []etcdview.KV) ([]byte, error) {
 		buf := (*chunkBuffers.Get().(*[]byte))[:0]

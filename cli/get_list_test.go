@@ -20,11 +20,11 @@ import (
 
 // pagesOf serves kvs as a pager, size keys a page, then fails with err
 // when err is not nil.
-func pagesOf(kvs []etcdview.KV, size int, err error) pager {
-	return func(ctx context.Context, yield func([]etcdview.KV) error) error {
+func pagesOf(kvs []etcdview.KV, size int, err error) etcdview.Pager {
+	return func(ctx context.Context, yield func(etcdview.Page) error) error {
 		for len(kvs) > 0 {
 			n := min(len(kvs), size)
-			if err := yield(kvs[:n]); err != nil {
+			if err := yield(etcdview.Page{Keys: kvs[:n]}); err != nil {
 				return err
 			}
 			kvs = kvs[n:]
@@ -57,7 +57,7 @@ func listValues(t *testing.T) [][]byte {
 func TestListStreamsWhatWriteDocPrints(t *testing.T) {
 	values := listValues(t)
 	dec := decode.Decoder{JSONOnly: true}
-	for _, tc := range []struct{ n, page int }{{0, 1000}, {1, 1000}, {4, 2}, {listChunkSize + 1, 7}, {3*listChunkSize + 5, listValuesPage}} {
+	for _, tc := range []struct{ n, page int }{{0, 1000}, {1, 1000}, {4, 2}, {listChunkSize + 1, 7}, {3*listChunkSize + 5, etcdview.ValuesPage}} {
 		var kvs []etcdview.KV
 		items := []json.RawMessage{} // as a List of every object is made
 		for i := range tc.n {
@@ -130,13 +130,13 @@ func TestListStopsAtTheFirstErrorInKeyOrder(t *testing.T) {
 // not yet for the workers could make the writer wait forever.
 func TestListEndsPromptlyOnCtrlC(t *testing.T) {
 	values := listValues(t)
-	endless := func(ctx context.Context, yield func([]etcdview.KV) error) error {
-		page := make([]etcdview.KV, listValuesPage)
+	endless := func(ctx context.Context, yield func(etcdview.Page) error) error {
+		page := make([]etcdview.KV, etcdview.ValuesPage)
 		for i := range page {
 			page[i] = etcdview.KV{Key: fmt.Sprintf("/registry/pods/ns/p%04d", i), Value: values[i%len(values)], ModRevision: 7}
 		}
 		for {
-			if err := yield(page); err != nil {
+			if err := yield(etcdview.Page{Keys: page}); err != nil {
 				return err
 			}
 		}
@@ -169,15 +169,15 @@ func TestListEndsPromptlyOnCtrlC(t *testing.T) {
 // written (as -o yaml was, 23 GB for 100k pods) never gets there.
 func TestListWritesItemsBeforeTheLastPageIsRead(t *testing.T) {
 	values := listValues(t)
-	page := make([]etcdview.KV, listValuesPage)
+	page := make([]etcdview.KV, etcdview.ValuesPage)
 	for i := range page {
 		page[i] = etcdview.KV{Key: fmt.Sprintf("/registry/pods/ns/p%04d", i), Value: values[i%len(values)], ModRevision: 7}
 	}
 	for output, format := range map[string]listFormat{decode.OutputJSON: jsonList, decode.OutputYAML: yamlList} {
 		out := &firstWrite{arrived: make(chan struct{})}
-		pages := func(ctx context.Context, yield func([]etcdview.KV) error) error {
+		pages := func(ctx context.Context, yield func(etcdview.Page) error) error {
 			for range 3 {
-				if err := yield(page); err != nil {
+				if err := yield(etcdview.Page{Keys: page}); err != nil {
 					return err
 				}
 			}
@@ -186,7 +186,7 @@ func TestListWritesItemsBeforeTheLastPageIsRead(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				return errors.New("nothing written while three pages were listed")
 			}
-			return yield(page)
+			return yield(etcdview.Page{Keys: page})
 		}
 		if err := writeList(context.Background(), out, decode.Decoder{JSONOnly: true}, pages, format, nil); err != nil {
 			t.Errorf("-o %s: %v", output, err)
@@ -206,12 +206,12 @@ func TestListEndsWhenCancelledAsAPageArrives(t *testing.T) {
 	}
 	for range 20 {
 		ctx, cancel := context.WithCancel(context.Background())
-		pages := func(ctx context.Context, yield func([]etcdview.KV) error) error {
+		pages := func(ctx context.Context, yield func(etcdview.Page) error) error {
 			for i := 0; ; i++ {
 				if i == 2 {
 					cancel()
 				}
-				if err := yield(page); err != nil {
+				if err := yield(etcdview.Page{Keys: page}); err != nil {
 					return err
 				}
 			}

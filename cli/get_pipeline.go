@@ -24,7 +24,7 @@ type chunk[T any] struct {
 const (
 	listChunkSize  = 250
 	listChunkBytes = 512 << 10
-	listReadAhead  = listValuesPage / listChunkSize
+	listReadAhead  = etcdview.ValuesPage / listChunkSize
 )
 
 // chunkLen is how many of kvs, at least one, make the next chunk.
@@ -53,7 +53,7 @@ func (c *chunk[T]) run(ctx context.Context, work func([]etcdview.KV) (T, error))
 // its result is emitted (work returns what it made of the values before
 // it); so does the end of ctx (Ctrl-C), at once: no chunk is waited for
 // that a worker has not started.
-func inOrder[T any](ctx context.Context, pages pager, work func([]etcdview.KV) (T, error), emit func(T) error) error {
+func inOrder[T any](ctx context.Context, pages etcdview.Pager, work func([]etcdview.KV) (T, error), emit func(T) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	queue := make(chan *chunk[T], listReadAhead)
@@ -70,7 +70,8 @@ func inOrder[T any](ctx context.Context, pages pager, work func([]etcdview.KV) (
 	go func() {
 		defer close(ordered)
 		defer close(queue)
-		readErr = pages(ctx, func(kvs []etcdview.KV) error {
+		readErr = pages(ctx, func(p etcdview.Page) error {
+			kvs := p.Keys
 			for len(kvs) > 0 {
 				n := chunkLen(kvs)
 				c := &chunk[T]{kvs: kvs[:n], done: make(chan struct{})}

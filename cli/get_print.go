@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/etcdview"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -17,7 +18,7 @@ import (
 // every row is in, as kubectl's is (its column widths are the widest
 // cell's), and keeps the rows' cells only, not their objects; templates
 // run over the List of every object, as kubectl's do.
-func (l *lister) list(ctx context.Context, pages pager) error {
+func (l *lister) list(ctx context.Context, pages etcdview.Pager) error {
 	if l.sort == nil {
 		switch l.out.format {
 		case decode.OutputYAML, decode.OutputJSON:
@@ -78,7 +79,7 @@ func (l *lister) list(ctx context.Context, pages pager) error {
 }
 
 // tableRows lists every object's table row, sorted when asked.
-func (l *lister) tableRows(ctx context.Context, pages pager) (*tableRows, error) {
+func (l *lister) tableRows(ctx context.Context, pages etcdview.Pager) (*tableRows, error) {
 	t := &tableRows{l: l}
 	if err := inOrder(ctx, pages, l.items, t.add); err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func (l *lister) keep() func(decode.Object) (bool, error) {
 }
 
 // stream prints -o name or custom-columns lines as chunks are done.
-func (l *lister) stream(ctx context.Context, pages pager) error {
+func (l *lister) stream(ctx context.Context, pages etcdview.Pager) error {
 	return l.printLines(func(w io.Writer) error {
 		return inOrder(ctx, pages, l.items, func(chunk []listed) error {
 			for _, it := range chunk {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -141,66 +140,6 @@ func TestGetOnATerminalIsInert(t *testing.T) {
 	}
 	if strings.ContainsAny(out.String(), controls) || !strings.Contains(out.String(), `n\x1b[2Js`) {
 		t.Errorf("the table on a terminal: %q", out.String())
-	}
-}
-
-// pagedSource serves List from values, recording what each page held.
-type pagedSource struct {
-	etcdview.Source
-	values [][]byte
-	pages  []int // bytes of values in each page served
-}
-
-func (s *pagedSource) List(_ context.Context, prefix string, rev int64, page etcdview.PageToken) (etcdview.Page, error) {
-	start := 0
-	if page.After != "" {
-		fmt.Sscanf(page.After, prefix+"%d", &start)
-		start++
-	}
-	end := min(start+page.Limit, len(s.values))
-	p := etcdview.Page{Revision: 9}
-	size := 0
-	for i := start; i < end; i++ {
-		p.Keys = append(p.Keys, etcdview.KV{Key: fmt.Sprintf("%s%06d", prefix, i), Value: s.values[i], ModRevision: 9})
-		size += len(s.values[i])
-	}
-	s.pages = append(s.pages, size)
-	if end < len(s.values) {
-		p.Next = &etcdview.PageToken{After: p.Keys[len(p.Keys)-1].Key, Limit: page.Limit, Values: page.Values}
-	}
-	return p, nil
-}
-
-// TestListPagesHoldAboutListPageBytes lists values of 1 MiB, then of 200
-// bytes: a page of big values holds a few of them, not listValuesPage, and
-// small ones come in full pages again.
-func TestListPagesHoldAboutListPageBytes(t *testing.T) {
-	src := &pagedSource{}
-	for i := range 200 {
-		size := 1 << 20
-		if i >= 100 {
-			size = 200
-		}
-		src.values = append(src.values, bytes.Repeat([]byte{'x'}, size))
-	}
-	for i := range 20_000 {
-		src.values = append(src.values, []byte(fmt.Sprint(i)))
-	}
-	listed := 0
-	err := listPages(src, "/registry/configmaps/", 0, true)(context.Background(), func(kvs []etcdview.KV) error {
-		listed += len(kvs)
-		return nil
-	})
-	if err != nil || listed != len(src.values) {
-		t.Fatalf("listed %d of %d: %v", listed, len(src.values), err)
-	}
-	for i, size := range src.pages {
-		if size > listPageBytes+1<<20 {
-			t.Errorf("page %d holds %d bytes of values, want about %d at most", i, size, listPageBytes)
-		}
-	}
-	if n := len(src.pages); n > 20 {
-		t.Errorf("%d pages for %d values: small values do not come in full pages", n, len(src.values))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/decode/owners"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/resource"
 	"github.com/spf13/cobra"
 )
 
@@ -141,7 +142,7 @@ func runOwners(ctx context.Context, pr printer, src etcdview.Source, dec decode.
 func ownersTarget(ctx context.Context, src etcdview.Source, dec decode.Decoder, args []string, ns string, rev int64) (string, error) {
 	key, missing := args[0], ""
 	if len(args) == 2 {
-		res, _, err := resolveResource(ctx, src, dec, args[0], rev)
+		res, _, err := resource.Resolve(ctx, src, dec, args[0], rev)
 		switch {
 		case err != nil:
 			return "", err
@@ -207,11 +208,11 @@ func readOwnerGraph(ctx context.Context, src etcdview.Source, dec decode.Decoder
 		if !c.Dir || owners.Ignored(decode.ParseKey(c.Prefix)) {
 			continue
 		}
-		err := listPages(src, c.Prefix, top.Revision, true)(ctx, func(page []etcdview.KV) error {
-			for _, kv := range page {
+		err := etcdview.Pages(src, c.Prefix, top.Revision, etcdview.Paging{Values: true})(ctx, func(p etcdview.Page) error {
+			for _, kv := range p.Keys {
 				b.Add(kv.Key, kv.Value, kv.ModRevision)
 			}
-			read.Done += int64(len(page))
+			read.Done += int64(len(p.Keys))
 			if progress != nil {
 				progress(read)
 			}

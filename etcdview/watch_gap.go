@@ -73,12 +73,7 @@ func (w *liveWatch) fillGap(ctx context.Context, c int64) error {
 // keys written from w.next on, in the order of their last write, with how
 // many keys there are and how many of them were created from w.next on.
 func (w *liveWatch) writtenSince(ctx context.Context, c int64) (written []KV, total, created int64, err error) {
-	page := PageToken{Limit: gapPage}
-	for {
-		p, err := w.l.List(ctx, w.prefix, c, page)
-		if err != nil {
-			return nil, 0, 0, err
-		}
+	err = Pages(w.l, w.prefix, c, Paging{Limit: gapPage})(ctx, func(p Page) error {
 		for _, kv := range p.Keys {
 			total++
 			if kv.CreateRevision >= w.next {
@@ -88,10 +83,10 @@ func (w *liveWatch) writtenSince(ctx context.Context, c int64) (written []KV, to
 				written = append(written, kv)
 			}
 		}
-		if p.Next == nil {
-			break
-		}
-		page = *p.Next
+		return nil
+	})
+	if err != nil {
+		return nil, 0, 0, err
 	}
 	slices.SortFunc(written, func(a, b KV) int {
 		return cmp.Or(cmp.Compare(a.ModRevision, b.ModRevision), strings.Compare(a.Key, b.Key))
