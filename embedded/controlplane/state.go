@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/embedded"
+	"github.com/etcdscope/etcdscope/embedded/datadir"
 )
 
 // StateDirEnv names a state dir to use instead of the user's: tests point
@@ -66,25 +66,6 @@ func StateDir() string {
 	return filepath.Join(base, fmt.Sprintf("etcdscope-%d", os.Getuid()))
 }
 
-// checkStateDir refuses a state dir that another user could have planted
-// or could write into: a link, not ours, or writable by group or others.
-func checkStateDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case !fi.IsDir():
-		return fmt.Errorf("state dir %s is not a directory", dir)
-	case ok && int(st.Uid) != os.Getuid():
-		return fmt.Errorf("state dir %s belongs to uid %d, not to this user (uid %d): remove it", dir, st.Uid, os.Getuid())
-	case fi.Mode().Perm()&0o022 != 0:
-		return fmt.Errorf("state dir %s is writable by others (%v): remove it", dir, fi.Mode().Perm())
-	}
-	return nil
-}
-
 // announced is the end of Start: cp, announced in StateDir when by is set,
 // or stopped again when its state file cannot be written.
 func (cp *ControlPlane) announced(by string) (*ControlPlane, error) {
@@ -103,7 +84,7 @@ func (cp *ControlPlane) announce(dir, by string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("create state dir: %w", err)
 	}
-	if err := checkStateDir(dir); err != nil {
+	if err := datadir.CheckDir(dir, "state dir"); err != nil {
 		return err
 	}
 	s, err := cp.state(by)
@@ -178,7 +159,7 @@ func (cp *ControlPlane) StatePath() string { return cp.statePath }
 // answered by someone else) is never returned; it is removed when it is
 // ours. A missing dir holds none.
 func Running(ctx context.Context, dir string) ([]State, error) {
-	if err := checkStateDir(dir); errors.Is(err, os.ErrNotExist) {
+	if err := datadir.CheckDir(dir, "state dir"); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
 		return nil, err
@@ -210,21 +191,12 @@ func Running(ctx context.Context, dir string) ([]State, error) {
 // readState reads a state file that is ours: a regular file, not a link,
 // owned by this user and written by no one else.
 func readState(path string) (State, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	b, err := datadir.ReadFile(path)
 	if err != nil {
 		return State{}, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return State{}, err
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 || ok && int(st.Uid) != os.Getuid() {
-		return State{}, fmt.Errorf("%s is not a state file of this user", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxStateFile))
-	if err != nil {
-		return State{}, err
+	if len(b) > maxStateFile {
+		return State{}, fmt.Errorf("%s holds %d bytes, more than a state file", path, len(b))
 	}
 	var s State
 	if err := json.Unmarshal(b, &s); err != nil {

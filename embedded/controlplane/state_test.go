@@ -124,7 +124,7 @@ func TestStateDirOfSomeoneElseIsRefused(t *testing.T) {
 		{"a link", func(dir string) error {
 			os.Remove(dir)
 			return os.Symlink(t.TempDir(), dir)
-		}, "not a directory"},
+		}, "is a symbolic link"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "state")

@@ -34,23 +34,27 @@ func Ensure(dir string) error {
 // directory can point it elsewhere), it is not the current user's, or its
 // group or others may write into it, and so create, rename or remove what
 // is in it.
-func Check(dir string) error {
+func Check(dir string) error { return CheckDir(dir, "data dir") }
+
+// CheckDir is Check for a directory of another use, named what in its
+// errors ("state dir").
+func CheckDir(dir, what string) error {
 	fi, err := os.Lstat(dir)
 	if err != nil {
-		return fmt.Errorf("data dir: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
-		return fmt.Errorf("data dir %s is a symbolic link: give the directory itself, if it is yours", dir)
+		return fmt.Errorf("%s %s is a symbolic link: give the directory itself, if it is yours", what, dir)
 	case !fi.IsDir():
-		return fmt.Errorf("data dir %s is not a directory", dir)
+		return fmt.Errorf("%s %s is not a directory", what, dir)
 	}
 	st := fi.Sys().(*syscall.Stat_t)
 	if uid := os.Getuid(); int(st.Uid) != uid {
-		return fmt.Errorf("data dir %s belongs to uid %d, not you (uid %d): use a directory of your own", dir, st.Uid, uid)
+		return fmt.Errorf("%s %s belongs to uid %d, not you (uid %d): use a directory of your own", what, dir, st.Uid, uid)
 	}
 	if w := writers(fi.Mode()); w != "" {
-		return fmt.Errorf("data dir %s is writable by %s (mode %04o): chmod go-w %s", dir, w, fi.Mode().Perm(), dir)
+		return fmt.Errorf("%s %s is writable by %s (mode %04o): chmod go-w %s", what, dir, w, fi.Mode().Perm(), dir)
 	}
 	return nil
 }
