@@ -40,7 +40,7 @@ func TestWritePathEnterOpensTheObjectOnItsLevel(t *testing.T) {
 	m := New(context.Background(), Options{Source: uitest.Fixture(), Tick: new(uitest.Clock).Tick,
 		WritePath: writepath.Feed{Writes: make(chan writepath.Write), Reactions: make(chan writepath.Reaction)}})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	feed(t, m, m.tree.Init()())
+	feed(t, m, m.browse.tree.Init()())
 	// Not driven: the pane's next read waits on the feed, which stays empty.
 	m.Update(writepath.WritesMsg{Writes: []writepath.Write{{Verb: "update", Resource: "pods", Namespace: "default", Name: "web-0",
 		Key: "/registry/pods/default/web-0", Revision: 11, Code: 200}}})
