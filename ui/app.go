@@ -98,17 +98,17 @@ type Model struct {
 
 	// screens is the table of screens (screens.go); screen is the one in
 	// front. The fields below hold the same panes typed, for what the app
-	// asks of one of them: the tail's ring, a history to open.
+	// asks of one of them: the tail's ring, a history to open. A screen
+	// the app asks nothing of has no field (write path).
 	screens []screen
 	screen  Screen
 
-	browse    *browse
-	tail      *tail.Model
-	history   *history.Model
-	cluster   *cluster.Model
-	writePath *writepath.Model
-	timeline  *timeline.Model
-	space     *space.Model
+	browse   *browse
+	tail     *tail.Model
+	history  *history.Model
+	cluster  *cluster.Model
+	timeline *timeline.Model
+	space    *space.Model
 
 	flash    string
 	flashErr bool
@@ -139,7 +139,7 @@ func New(ctx context.Context, opts Options) *Model {
 	m := &Model{
 		common: c, opts: opts, keys: keys, input: in, help: newHelp(c.Styles),
 		browse: newBrowse(c, keys, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), tail: tail.New(c, opts.TailBuffer, opts.Resolve),
-		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval, opts.Export), writePath: writepath.New(c, opts.WritePath),
+		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval, opts.Export),
 		timeline: timeline.New(c), space: space.New(c),
 	}
 	m.screens = m.newScreens()
@@ -168,9 +168,15 @@ type memberDoneMsg struct {
 	err        error
 }
 
-// Init reads the root level, starts the watch and the status refreshes.
+// Init starts the watch and what each screen starts with: the tree's root
+// level, the members' status, the write path's feed.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.browse.tree.Init(), m.tail.Start(), m.cluster.Init(), m.writePath.Init(), m.awaitFailure(), m.awaitControlPlane()}
+	cmds := []tea.Cmd{m.tail.Start(), m.awaitFailure(), m.awaitControlPlane()}
+	for _, s := range m.screens {
+		if p, ok := s.pane.(initer); ok {
+			cmds = append(cmds, p.Init())
+		}
+	}
 	if m.opts.Rev > 0 {
 		cmds = append(cmds, m.revCommand([]string{strconv.FormatInt(m.opts.Rev, 10)}))
 	}

@@ -36,6 +36,9 @@ func newBrowse(c common.Common, keys KeyMap, opts tree.Options) *browse {
 	return &browse{styles: c.Styles, keys: keys, tree: tree.New(c, opts), object: object.New(c), owners: owners.New(c)}
 }
 
+// Init reads the tree's root level.
+func (b *browse) Init() tea.Cmd { return b.tree.Init() }
+
 // treeWidth is the tree's share of the width: 2/5, or all of it while it
 // is wide (w).
 func (b *browse) treeWidth() int {

@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/ui/common"
+	"github.com/etcdscope/etcdscope/ui/writepath"
 )
 
 // Screen is a screen's place in the table of screens, one less than the
@@ -28,6 +29,9 @@ type pane interface {
 	common.Component
 	Focus(on bool)
 }
+
+// initer is a pane with a read or a feed of its own to start with the UI.
+type initer interface{ Init() tea.Cmd }
 
 // capturer is a pane with a text field (a filter) that, while it is open,
 // takes every key, the app's own too.
@@ -54,7 +58,7 @@ func (m *Model) newScreens() []screen {
 		Tail:      {name: "tail", pane: m.tail},
 		History:   {name: "history", pane: m.history},
 		Cluster:   {name: "cluster", pane: m.cluster},
-		WritePath: {name: "write path", pane: m.writePath},
+		WritePath: {name: "write path", pane: writepath.New(m.common, m.opts.WritePath)},
 		Space:     {name: "space", about: "space (what fills etcd)", pane: m.space, open: m.openSpace},
 		Timeline: {name: "timeline", about: "timeline (what changed)", pane: m.timeline,
 			open: func() tea.Cmd { return m.openTimeline(nil, false) }},
