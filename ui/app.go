@@ -1,8 +1,11 @@
-// Package ui is the terminal UI: browse the /registry tree beside the object
-// pane, tail the watch stream, walk an object's history, watch the members.
-// The app routes messages to the panes in ui/tree, ui/object, ui/tail,
-// ui/history, ui/cluster and ui/writepath and performs the intents they
-// return.
+// Package ui is the terminal UI, seven screens listed once, in the table
+// of screens (screens.go): browse the /registry tree beside the object
+// pane (or an object's owners and dependents in their place), tail the
+// watch stream, walk an object's history, watch the members, follow
+// writes down the write path, see what fills etcd (space) and what changed
+// in a window of revisions (timeline). Each pane is a package of its own;
+// the app sizes them, routes messages to them and performs the intents
+// they return.
 package ui
 
 import (
@@ -21,9 +24,7 @@ import (
 	"github.com/etcdscope/etcdscope/ui/cluster"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/history"
-	"github.com/etcdscope/etcdscope/ui/object"
-	uiowners "github.com/etcdscope/etcdscope/ui/owners"
-	uispace "github.com/etcdscope/etcdscope/ui/space"
+	"github.com/etcdscope/etcdscope/ui/space"
 	"github.com/etcdscope/etcdscope/ui/tail"
 	"github.com/etcdscope/etcdscope/ui/timeline"
 	"github.com/etcdscope/etcdscope/ui/tree"
@@ -86,26 +87,6 @@ type Options struct {
 // DefaultTailBuffer is the tail's ring size when Options gives none.
 const DefaultTailBuffer = 10000
 
-// Screen is one of the five screens 1-5 switch between.
-type Screen int
-
-const (
-	Browse Screen = iota
-	Tail
-	History
-	Cluster
-	WritePath
-)
-
-var screenNames = [...]string{"browse", "tail", "history", "cluster", "write path"}
-
-// Space is the screen of key 6 and :du, Timeline that of key 7 and
-// :changes.
-const (
-	Space    Screen = 5
-	Timeline Screen = 6
-)
-
 // flashFor is how long a flash message stays.
 const flashFor = 6 * time.Second
 
@@ -115,23 +96,19 @@ type Model struct {
 	opts   Options
 	keys   KeyMap
 
-	tree      *tree.Model
-	object    *object.Model
-	tail      *tail.Model
-	history   *history.Model
-	cluster   *cluster.Model
-	writePath *writepath.Model
-	timeline  *timeline.Model
-	space     *uispace.Model
+	// screens is the table of screens (screens.go); screen is the one in
+	// front. The fields below hold the same panes typed, for what the app
+	// asks of one of them: the tail's ring, a history to open. A screen
+	// the app asks nothing of has no field (write path).
+	screens []screen
+	screen  Screen
 
-	// owners stands in for the tree and the object in browse while
-	// ownersShown (O).
-	owners      *uiowners.Model
-	ownersShown bool
-
-	screen      Screen
-	objectFocus bool // in browse, the object pane has the keys
-	rev         int64
+	browse   *browse
+	tail     *tail.Model
+	history  *history.Model
+	cluster  *cluster.Model
+	timeline *timeline.Model
+	space    *space.Model
 
 	flash    string
 	flashErr bool
@@ -158,13 +135,14 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	c := common.Common{Ctx: ctx, Src: opts.Source, Styles: common.DefaultStyles(), Timeout: opts.Timeout, Decoder: opts.Decoder, Tick: opts.Tick}
 	in := common.NewInput(":")
+	keys := DefaultKeyMap()
 	m := &Model{
-		common: c, opts: opts, keys: DefaultKeyMap(), input: in, help: newHelp(c.Styles),
-		tree: tree.New(c, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), object: object.New(c), tail: tail.New(c, opts.TailBuffer, opts.Resolve),
-		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval, opts.Export), writePath: writepath.New(c, opts.WritePath),
-		timeline: timeline.New(c), space: uispace.New(c),
+		common: c, opts: opts, keys: keys, input: in, help: newHelp(c.Styles),
+		browse: newBrowse(c, keys, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), tail: tail.New(c, opts.TailBuffer, opts.Resolve),
+		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval, opts.Export),
+		timeline: timeline.New(c), space: space.New(c),
 	}
-	m.owners = uiowners.New(c)
+	m.screens = m.newScreens()
 	m.focus()
 	return m
 }
@@ -190,9 +168,15 @@ type memberDoneMsg struct {
 	err        error
 }
 
-// Init reads the root level, starts the watch and the status refreshes.
+// Init starts the watch and what each screen starts with: the tree's root
+// level, the members' status, the write path's feed.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.tree.Init(), m.tail.Start(), m.cluster.Init(), m.writePath.Init(), m.awaitFailure(), m.awaitControlPlane()}
+	cmds := []tea.Cmd{m.tail.Start(), m.awaitFailure(), m.awaitControlPlane()}
+	for _, s := range m.screens {
+		if p, ok := s.pane.(initer); ok {
+			cmds = append(cmds, p.Init())
+		}
+	}
 	if m.opts.Rev > 0 {
 		cmds = append(cmds, m.revCommand([]string{strconv.FormatInt(m.opts.Rev, 10)}))
 	}
@@ -236,7 +220,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyMsg:
 		return m, m.onKeys(msg)
 	case tea.MouseMsg:
-		return m, m.onMouse(msg)
+		return m, m.active().Update(msg)
 	case common.FlashMsg:
 		return m, m.setFlash(msg.Text, msg.Err)
 	case clearFlashMsg:
@@ -245,21 +229,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case common.OpenObjectMsg:
-		return m, m.openObject(msg)
-	case tree.WideMsg:
-		m.layout()
-		return m, nil
-	case uiowners.CloseMsg:
-		m.ownersShown = false
-		m.focus()
-		return m, nil
+		cmd := m.browse.openObject(msg)
+		if msg.Focus {
+			m.show(Browse)
+		}
+		return m, cmd
 	case common.OpenHistoryMsg:
-		m.screen = History
-		m.focus()
+		m.show(History)
 		return m, m.history.Open(msg.Key, msg.Rev)
 	case common.TailPrefixMsg:
-		m.screen = Tail
-		m.focus()
+		m.show(Tail)
 		return m, m.tail.Update(msg)
 	case common.StopMemberMsg:
 		return m, m.memberCmd("stop", msg.Name)
@@ -290,15 +269,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, m.broadcast(msg)
-}
-
-func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
-	return tea.Batch(m.tree.Update(msg), m.object.Update(msg), m.tail.Update(msg), m.history.Update(msg), m.cluster.Update(msg), m.writePath.Update(msg), m.timeline.Update(msg), m.owners.Update(msg), m.space.Update(msg))
-}
-
-// capturing is true while a text field in a pane takes every key.
-func (m *Model) capturing() bool {
-	return (m.screen == Browse && !m.objectFocus && m.tree.Capturing()) || (m.screen == Tail && m.tail.Capturing())
 }
 
 // onKeys takes a key message as the terminal read it. Keys typed fast,
@@ -348,83 +318,11 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.commanding = true
 		m.input.SetValue("")
 		return m.input.Focus()
-	case key.Matches(msg, m.keys.Browse, m.keys.Tail, m.keys.History, m.keys.Cluster, m.keys.WritePath):
-		m.screen = Screen(msg.Runes[0] - '1')
-		m.focus()
-		return nil
-	case key.Matches(msg, m.keys.Timeline):
-		return m.openTimeline(nil, false)
-	case key.Matches(msg, m.keys.Space):
-		return m.openSpace()
-	case m.screen == Browse && m.ownersShown:
-		return m.owners.Update(msg)
-	case m.screen == Browse && key.Matches(msg, m.keys.Owners):
-		return m.openOwners()
-	case m.screen == Browse && !m.tree.Wide() && key.Matches(msg, m.keys.Tab):
-		m.objectFocus = !m.objectFocus
-		m.focus()
-		return nil
-	case m.screen == Browse && m.objectFocus && key.Matches(msg, m.keys.Back):
-		m.objectFocus = false
-		m.focus()
-		return nil
-	case m.screen == Browse && !m.objectFocus:
-		if cmd, ok := m.objectView(msg); ok {
-			return cmd
-		}
+	}
+	if cmd, ok := m.screenKey(msg); ok {
+		return cmd
 	}
 	return m.active().Update(msg)
-}
-
-func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
-	if m.screen == Browse && m.ownersShown {
-		return m.owners.Update(msg)
-	}
-	if m.screen == Browse {
-		// The wheel scrolls the pane under the pointer.
-		if msg.X < m.treeWidth() {
-			return m.tree.Update(msg)
-		}
-		return m.object.Update(msg)
-	}
-	return m.active().Update(msg)
-}
-
-// active is the pane that has the keys.
-func (m *Model) active() common.Component {
-	switch m.screen {
-	case Tail:
-		return m.tail
-	case History:
-		return m.history
-	case Cluster:
-		return m.cluster
-	case WritePath:
-		return m.writePath
-	case Timeline:
-		return m.timeline
-	case Space:
-		return m.space
-	}
-	if m.ownersShown {
-		return m.owners
-	}
-	if m.objectFocus {
-		return m.object
-	}
-	return m.tree
-}
-
-func (m *Model) focus() {
-	m.tree.Focus(m.screen == Browse && !m.objectFocus)
-	m.object.Focus(m.screen == Browse && m.objectFocus)
-	m.tail.Focus(m.screen == Tail)
-	m.history.Focus(m.screen == History)
-	m.cluster.Focus(m.screen == Cluster)
-	m.writePath.Focus(m.screen == WritePath)
-	m.owners.Focus(m.screen == Browse && m.ownersShown)
-	m.timeline.Focus(m.screen == Timeline)
-	m.space.Focus(m.screen == Space)
 }
 
 func (m *Model) setFlash(text string, isErr bool) tea.Cmd {
@@ -455,11 +353,11 @@ func (m *Model) memberCmd(what, name string) tea.Cmd {
 // was read, as k9s refreshes its views, at the pace the tree allows.
 func (m *Model) autoReload(now time.Time) tea.Cmd {
 	total := m.tail.Ring().Total()
-	if total == m.treeSeen || !m.tree.ReloadDue(now) {
+	if total == m.treeSeen || !m.browse.tree.ReloadDue(now) {
 		return nil
 	}
 	m.treeSeen = total
-	return m.tree.Reload()
+	return m.browse.tree.Reload()
 }
 
 func (m *Model) now() time.Time {
@@ -473,17 +371,10 @@ func (m *Model) onRev(msg revCheckedMsg) tea.Cmd {
 	if msg.err != nil {
 		return m.setFlash(fmt.Sprintf("cannot read revision %d: %v", msg.rev, msg.err), true)
 	}
-	m.rev = msg.rev
-	m.screen = Browse
-	m.focus()
-	cmds := []tea.Cmd{m.tree.SetRev(msg.rev)}
-	if k := m.object.Key(); k != "" {
-		cmds = append(cmds, m.object.Open(k, msg.rev))
-	}
+	m.show(Browse)
+	cmd := m.browse.setRev(msg.rev)
 	if msg.rev == 0 {
-		cmds = append(cmds, m.setFlash("back to the newest revision", false))
-	} else {
-		cmds = append(cmds, m.setFlash(fmt.Sprintf("browsing as of revision %d; :rev head returns", msg.rev), false))
+		return tea.Batch(cmd, m.setFlash("back to the newest revision", false))
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(cmd, m.setFlash(fmt.Sprintf("browsing as of revision %d; :rev head returns", msg.rev), false))
 }

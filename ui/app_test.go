@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,7 +23,7 @@ func updateOf(m *Model) func(tea.Msg) tea.Cmd {
 
 func appOn(src *uitest.Source) *Model {
 	m := sized(src, 100)
-	m.Update(m.tree.Init()())
+	m.Update(m.browse.tree.Init()())
 	return m
 }
 
@@ -64,14 +66,35 @@ func TestMemberKeysOutsideBundledModeSayWhy(t *testing.T) {
 	}
 }
 
+// TestScreenKeysAndHelp: each digit shows its screen, its tab marked among
+// the others, and the help screen lists every screen's key and keys.
 func TestScreenKeysAndHelp(t *testing.T) {
 	m := appOn(uitest.Fixture())
 	update := updateOf(m)
-	for _, tc := range []struct{ key, want string }{{"2", "[2 tail]"}, {"3", "[3 history]"}, {"4", "[4 cluster]"}, {"1", "[1 browse]"}, {"?", "move (every list)"}} {
-		uitest.Press(t, update, tc.key)
-		if got := m.View(); !strings.Contains(got, tc.want) {
-			t.Errorf("%s: no %q in\n%s", tc.key, tc.want, got)
+	tabs := []string{"browse", "tail", "history", "cluster", "write path", "space", "timeline"}
+	for i, name := range tabs {
+		uitest.Press(t, update, strconv.Itoa(i+1))
+		got := m.View()
+		for j, other := range tabs {
+			want := fmt.Sprintf(" %d %s ", j+1, other)
+			if j == i {
+				want = fmt.Sprintf("[%d %s]", j+1, other)
+			}
+			if !strings.Contains(got, want) {
+				t.Errorf("%d (%s): no tab %q in\n%s", i+1, name, want, got)
+			}
 		}
+	}
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 50}) // room for every line of help
+	uitest.Press(t, update, "1", "?")
+	got := m.View()
+	for _, want := range []string{"move (every list)", "space (what fills etcd)", "timeline (what changed)", "browse: tree", "browse: object", "write path", "browse: owners", "owners and dependents"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("?: no %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "[1 browse]") {
+		t.Errorf("?: the help screen marks the browse tab:\n%s", got)
 	}
 }
 
@@ -182,7 +205,7 @@ func TestOwnersRightAfterAJump(t *testing.T) {
 		m.Update(k)
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyEnter}) // the tree's read is left unrun
-	if !m.tree.Moving() {
+	if !m.browse.tree.Moving() {
 		t.Fatal("the tree is not moving to the key")
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("O")})

@@ -50,7 +50,7 @@ func BenchmarkKeyPressBrowse100k(b *testing.B) {
 		src.Put(fmt.Sprintf("/registry/pods/default/pod-%06d", i), []byte("x"))
 	}
 	m := sized(src, 100)
-	m.Update(m.tree.GoTo("/registry/pods/default/")())
+	m.Update(m.browse.tree.GoTo("/registry/pods/default/")())
 	if v := m.View(); !strings.Contains(v, "100000 keys") {
 		b.Fatalf("the level did not open:\n%s", v)
 	}

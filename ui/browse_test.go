@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/cluster"
+	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/tail"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 	"github.com/etcdscope/etcdscope/ui/writepath"
@@ -40,7 +41,7 @@ func TestWritePathEnterOpensTheObjectOnItsLevel(t *testing.T) {
 	m := New(context.Background(), Options{Source: uitest.Fixture(), Tick: new(uitest.Clock).Tick,
 		WritePath: writepath.Feed{Writes: make(chan writepath.Write), Reactions: make(chan writepath.Reaction)}})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	feed(t, m, m.tree.Init()())
+	feed(t, m, m.browse.tree.Init()())
 	// Not driven: the pane's next read waits on the feed, which stays empty.
 	m.Update(writepath.WritesMsg{Writes: []writepath.Write{{Verb: "update", Resource: "pods", Namespace: "default", Name: "web-0",
 		Key: "/registry/pods/default/web-0", Revision: 11, Code: 200}}})
@@ -130,4 +131,25 @@ func podEvents(from, n int) tail.BatchesMsg {
 		b.Revision = int64(i + 20)
 	}
 	return tail.BatchesMsg{Batches: []etcdview.Batch{b}}
+}
+
+// TestTheWheelMovesThePaneUnderThePointer: in browse, the wheel over the
+// object pane leaves the tree's selection alone; over the tree it moves
+// the selection.
+func TestTheWheelMovesThePaneUnderThePointer(t *testing.T) {
+	m := appOn(uitest.Fixture())
+	commandLine(t, m, "key /registry/pods/default/web-0")
+	wheel := func(x int) {
+		uitest.Drive(t, updateOf(m), common.Send(tea.MouseMsg{X: x, Y: 10, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress}))
+	}
+	wheel(80)
+	if got := m.browse.tree.SelectedKey(); got != "/registry/pods/default/web-0" {
+		t.Fatalf("the wheel over the object pane moved the tree to %q", got)
+	}
+	mustShow(t, m, "the wheel over the object pane", "> web-0")
+	wheel(5)
+	if got := m.browse.tree.SelectedKey(); got != "/registry/pods/default/web-1" {
+		t.Fatalf("the wheel over the tree left its selection on %q", got)
+	}
+	mustShow(t, m, "the wheel over the tree", "> web-1")
 }

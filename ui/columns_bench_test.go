@@ -21,7 +21,7 @@ func podLevel(b *testing.B, n int) (*Model, func(tea.Cmd)) {
 	drive := func(cmd tea.Cmd) {
 		uitest.Drive(b, func(msg tea.Msg) tea.Cmd { _, c := m.Update(msg); return c }, cmd)
 	}
-	drive(m.tree.GoTo("/registry/pods/default/"))
+	drive(m.browse.tree.GoTo("/registry/pods/default/"))
 	if v := m.View(); !strings.Contains(v, fmt.Sprintf("%d keys", n)) || !strings.Contains(v, "Running") {
 		b.Fatalf("the level did not open with its columns:\n%s", v)
 	}

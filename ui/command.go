@@ -91,7 +91,7 @@ func (m *Model) whereCommand(expr string) tea.Cmd {
 	}
 	switch m.screen {
 	case Browse:
-		return m.tree.SetWhere(expr, keep)
+		return m.browse.tree.SetWhere(expr, keep)
 	case Tail:
 		return m.tail.SetWhere(expr, keep)
 	}
@@ -99,8 +99,7 @@ func (m *Model) whereCommand(expr string) tea.Cmd {
 }
 
 func (m *Model) tailScope(prefix string) tea.Msg {
-	m.screen = Tail
-	m.focus()
+	m.show(Tail)
 	return common.TailPrefixMsg{Prefix: prefix}
 }
 
@@ -109,13 +108,9 @@ func (m *Model) openPath(path string) tea.Cmd {
 	if !strings.HasPrefix(path, tree.Root) {
 		return m.setFlash(fmt.Sprintf("%s is not below %s", path, tree.Root), true)
 	}
-	m.screen, m.objectFocus = Browse, false
-	m.focus()
-	cmds := []tea.Cmd{m.tree.GoTo(path)}
-	if !strings.HasSuffix(path, "/") {
-		cmds = append(cmds, m.object.Open(path, m.rev))
-	}
-	return tea.Batch(cmds...)
+	cmd := m.browse.goTo(path)
+	m.show(Browse)
+	return cmd
 }
 
 func (m *Model) revCommand(args []string) tea.Cmd {

@@ -25,11 +25,7 @@ func newHelp(s *common.Styles) help.Model {
 // footer is the keys of the pane in front and the global ones; those that
 // do not fit give way to an ellipsis.
 func (m *Model) footer() string {
-	bindings := m.active().ShortHelp()
-	if m.screen == Browse && !m.ownersShown && !m.tree.Wide() {
-		bindings = append(bindings, m.keys.Tab)
-	}
-	bindings = append(bindings, m.keys.ShortHelp()...)
+	bindings := append(m.active().ShortHelp(), m.keys.ShortHelp()...)
 	h := m.help
 	h.Width = m.width
 	return h.ShortHelpView(bindings)
@@ -41,24 +37,31 @@ type helpSection struct {
 	bindings [][]key.Binding
 }
 
+// sectioned is a screen whose part of the help screen is more than one
+// block: browse, the tree's and the object pane's.
+type sectioned interface{ helpSections() []helpSection }
+
 // helpView lists every binding, from the keymaps, in titled blocks laid
-// out in columns.
+// out in columns: the app's, then each screen's in the order of the table,
+// then the owners view's, which browse opens over the tree.
 func (m *Model) helpView() string {
-	nav := common.DefaultNavKeyMap()
-	sections := []helpSection{
-		{"screens", m.keys.FullHelp()},
-		{"move (every list)", [][]key.Binding{nav.Bindings()}},
-		{"command line", [][]key.Binding{commandHelp}},
-		{"browse: tree", m.tree.FullHelp()},
-		{"browse: object", m.object.FullHelp()},
-		{"tail", m.tail.FullHelp()},
-		{"history", m.history.FullHelp()},
-		{"cluster", m.cluster.FullHelp()},
-		{"write path", m.writePath.FullHelp()},
-		{"space", m.space.FullHelp()},
-		{"timeline", m.timeline.FullHelp()},
-		{"browse: owners", append([][]key.Binding{{m.keys.Owners}}, m.owners.FullHelp()...)},
+	screenKeys := make([]key.Binding, len(m.screens))
+	for i, s := range m.screens {
+		screenKeys[i] = s.key
 	}
+	sections := []helpSection{
+		{"screens", append([][]key.Binding{screenKeys}, m.keys.FullHelp()...)},
+		{"move (every list)", [][]key.Binding{common.DefaultNavKeyMap().Bindings()}},
+		{"command line", [][]key.Binding{commandHelp}},
+	}
+	for _, s := range m.screens {
+		if sec, ok := s.pane.(sectioned); ok {
+			sections = append(sections, sec.helpSections()...)
+			continue
+		}
+		sections = append(sections, helpSection{s.name, s.pane.FullHelp()})
+	}
+	sections = append(sections, m.browse.ownersHelp())
 	var blocks [][]string
 	for _, sec := range sections {
 		blocks = append(blocks, m.helpBlock(sec))

@@ -41,8 +41,8 @@ func hostileFeed() writepath.Feed {
 	}}
 }
 
-// screen is a way to a screen, and what it shows of uitest.Hostile, escaped.
-type screen struct {
+// visit is a way to a screen, and what it shows of uitest.Hostile, escaped.
+type visit struct {
 	name string
 	run  func(t *testing.T, tm *teatest.TestModel, src *uitest.Source)
 	want []string
@@ -71,9 +71,9 @@ func changeMotd(t *testing.T, tm *teatest.TestModel, src *uitest.Source) {
 }
 
 // hostileScreens are every screen, reached over hostile data.
-func hostileScreens() []screen {
+func hostileScreens() []visit {
 	h := uitest.Hostile
-	return []screen{
+	return []visit{
 		{"browse", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			command(tm, "key /registry/configmaps/")
 			waitScreen(t, tm, "kube-system/")

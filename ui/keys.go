@@ -2,40 +2,34 @@ package ui
 
 import "github.com/charmbracelet/bubbles/key"
 
-// KeyMap are the keys that work on every screen. Each pane names its own in
-// its package's KeyMap; the help screen lists them all from there.
+// KeyMap are the keys that work on every screen, and browse's own. The
+// digits that show the screens come from the table of screens
+// (screens.go); each pane names its own keys in its package's KeyMap; the
+// help screen lists them all from there.
 type KeyMap struct {
-	Quit, Help, Command, Tab, Back            key.Binding
-	Browse, Tail, History, Cluster, WritePath key.Binding
-	Space, Timeline                           key.Binding
-	Owners                                    key.Binding // in browse
+	Quit, Help, Command, Tab, Back key.Binding
+	Owners                         key.Binding // in browse
 }
 
-// DefaultKeyMap is k9s's layout: q quits, ? helps, : commands, 1-5 screens.
+// DefaultKeyMap is k9s's layout: q quits, ? helps, : commands, the digits
+// show the screens.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
-		Tab:       key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "switch pane")),
-		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Browse:    key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "browse")),
-		Tail:      key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "tail")),
-		History:   key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "history")),
-		Cluster:   key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "cluster")),
-		WritePath: key.NewBinding(key.WithKeys("5"), key.WithHelp("5", "write path")),
-		Space:     key.NewBinding(key.WithKeys("6"), key.WithHelp("6", "space (what fills etcd)")),
-		Timeline:  key.NewBinding(key.WithKeys("7"), key.WithHelp("7", "timeline (what changed)")),
-		Owners:    key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "owners and dependents")),
+		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Command: key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
+		Tab:     key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "switch pane")),
+		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Owners:  key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "owners and dependents")),
 	}
 }
 
 // ShortHelp is the global part of the footer.
 func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Command, k.Help, k.Quit} }
 
-// FullHelp is the global part of the help screen.
+// FullHelp is the global part of the help screen, after the screens' digits.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Browse, k.Tail, k.History, k.Cluster, k.WritePath, k.Space, k.Timeline, k.Tab, k.Back, k.Command, k.Help, k.Quit}}
+	return [][]key.Binding{{k.Tab, k.Back, k.Command, k.Help, k.Quit}}
 }
 
 // commandHelp documents the command line, for the help screen.

@@ -47,15 +47,15 @@ func TestOpeningAnObjectLeavesTheWideTable(t *testing.T) {
 	drive := func(cmd tea.Cmd) {
 		uitest.Drive(t, func(msg tea.Msg) tea.Cmd { _, c := m.Update(msg); return c }, cmd)
 	}
-	drive(m.tree.GoTo("/registry/pods/default/"))
+	drive(m.browse.tree.GoTo("/registry/pods/default/"))
 	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'w'}})
 	drive(cmd)
-	if !m.tree.Wide() || strings.Contains(m.View(), "│") {
+	if !m.browse.tree.Wide() || strings.Contains(m.View(), "│") {
 		t.Fatalf("w did not give the tree the whole screen:\n%s", m.View())
 	}
 	_, cmd = m.Update(tea.KeyMsg{Type: tea.KeyEnter})
 	drive(cmd)
-	if m.tree.Wide() || !m.objectFocus || !strings.Contains(m.View(), "│") {
-		t.Errorf("enter on a pod left the table wide %v, object focus %v:\n%s", m.tree.Wide(), m.objectFocus, m.View())
+	if m.browse.tree.Wide() || !m.browse.objectFocus || !strings.Contains(m.View(), "│") {
+		t.Errorf("enter on a pod left the table wide %v, object focus %v:\n%s", m.browse.tree.Wide(), m.browse.objectFocus, m.View())
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/etcdscope/etcdscope/ui/cluster"
 	"github.com/etcdscope/etcdscope/ui/common"
@@ -16,28 +15,11 @@ const chrome = 5
 
 func (m *Model) bodyHeight() int { return max(m.height-chrome, 1) }
 
-// treeWidth is the tree's share of the width: 2/5, or all of it while it
-// is wide (w).
-func (m *Model) treeWidth() int {
-	if m.tree.Wide() {
-		return m.width
-	}
-	return max(24, m.width*2/5)
-}
-
-// layout sizes every pane for the window.
+// layout sizes every screen for the window.
 func (m *Model) layout() {
-	h := m.bodyHeight()
-	tw := m.treeWidth()
-	m.tree.SetSize(tw, h)
-	m.object.SetSize(max(m.width-tw-1, 1), h)
-	m.tail.SetSize(m.width, h)
-	m.history.SetSize(m.width, h)
-	m.cluster.SetSize(m.width, h)
-	m.writePath.SetSize(m.width, h)
-	m.timeline.SetSize(m.width, h)
-	m.space.SetSize(m.width, h)
-	m.owners.SetSize(m.width, h)
+	for _, s := range m.screens {
+		s.pane.SetSize(m.width, m.bodyHeight())
+	}
 }
 
 // View draws the header, the tabs, the flash line, the screen and the footer.
@@ -54,29 +36,7 @@ func (m *Model) body() string {
 	if m.helpShown {
 		return m.helpView()
 	}
-	switch m.screen {
-	case Tail:
-		return m.tail.View()
-	case History:
-		return m.history.View()
-	case Cluster:
-		return m.cluster.View()
-	case WritePath:
-		return m.writePath.View()
-	case Timeline:
-		return m.timeline.View()
-	case Space:
-		return m.space.View()
-	}
-	if m.ownersShown {
-		return m.owners.View()
-	}
-	h := m.bodyHeight()
-	if m.tree.Wide() {
-		return m.tree.View()
-	}
-	sep := strings.TrimSuffix(strings.Repeat(m.common.Styles.Separator.Render("│")+"\n", h), "\n")
-	return lipgloss.JoinHorizontal(lipgloss.Top, common.Box(m.tree.View(), m.treeWidth(), h), sep, m.object.View())
+	return m.active().View()
 }
 
 // spread puts left and right on one row of the window's width.
@@ -99,8 +59,8 @@ func (m *Model) headerTop() string {
 	if ok {
 		where = fmt.Sprintf("head rev %d", max(st.Cluster.Revision, m.tail.Head()))
 	}
-	if m.rev > 0 {
-		where = s.Note.Render(fmt.Sprintf("@rev %d", m.rev))
+	if rev := m.browse.rev; rev > 0 {
+		where = s.Note.Render(fmt.Sprintf("@rev %d", rev))
 	}
 	if w := m.space.Warning(); w != "" {
 		where = s.Down.Render(w) + "  " + where
@@ -142,24 +102,14 @@ func (m *Model) headerStatus() string {
 
 func (m *Model) tabs() string {
 	s := m.common.Styles
-	var parts []string
-	for i, name := range screenNames {
-		label := fmt.Sprintf(" %d %s ", i+1, name)
+	parts := make([]string, len(m.screens))
+	for i, sc := range m.screens {
+		label := fmt.Sprintf("%d %s", i+1, sc.name)
 		if Screen(i) == m.screen && !m.helpShown {
-			parts = append(parts, s.ActiveTab.Render("["+strings.TrimSpace(label)+"]"))
+			parts[i] = s.ActiveTab.Render("[" + label + "]")
 		} else {
-			parts = append(parts, s.Tab.Render(label))
+			parts[i] = s.Tab.Render(" " + label + " ")
 		}
-	}
-	if m.screen == Space && !m.helpShown {
-		parts = append(parts, s.ActiveTab.Render("[6 space]"))
-	} else {
-		parts = append(parts, s.Tab.Render(" 6 space "))
-	}
-	if m.screen == Timeline && !m.helpShown {
-		parts = append(parts, s.ActiveTab.Render("[7 timeline]"))
-	} else {
-		parts = append(parts, s.Tab.Render(" 7 timeline "))
 	}
 	return common.Fit(strings.Join(parts, " "), m.width)
 }
