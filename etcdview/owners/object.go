@@ -6,7 +6,9 @@
 // of one object up to its roots and the tree of its dependents down, and the
 // findings a stuck garbage collection raises (orphans, invalid references,
 // dependents that block their owner's deletion, owners stuck with the orphan
-// or foregroundDeletion finalizer). It does no I/O.
+// or foregroundDeletion finalizer). Read is its one read of a store, which
+// the CLI's owners and the TUI's owners pane both call; the rest does no
+// I/O.
 package owners
 
 import (
@@ -124,6 +126,7 @@ func (b *Builder) Add(key string, value []byte, modRevision int64) bool {
 // Graph is the graph of the objects added so far. The builder is spent.
 func (b *Builder) Graph() *Graph {
 	g := build(b.nodes, b.scopes)
+	g.unreadable = b.Unreadable
 	b.nodes, b.strs = nil, nil
 	return g
 }
