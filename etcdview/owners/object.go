@@ -98,24 +98,24 @@ type Builder struct {
 	nodes   []Object
 	scopes  map[schema.GroupKind]bool
 	strs    map[string]string
-	// Unreadable counts the values that held no object with metadata, by
+	// unreadable counts the values that held no object with metadata, by
 	// the format decode found (encrypted, text, binary, ...).
-	Unreadable map[decode.Format]int
+	unreadable map[decode.Format]int
 }
 
 // Add decodes the value of key, written at modRevision, and keeps its
 // metadata; it returns false for a value that holds no object with
-// metadata, counted in Unreadable.
+// metadata, counted in the graph's Unreadable.
 func (b *Builder) Add(key string, value []byte, modRevision int64) bool {
 	d := b.Decoder
 	d.JSONOnly = true
 	o := d.DecodeAt(key, value, modRevision)
 	obj, ok := b.meta(o, modRevision)
 	if !ok {
-		if b.Unreadable == nil {
-			b.Unreadable = map[decode.Format]int{}
+		if b.unreadable == nil {
+			b.unreadable = map[decode.Format]int{}
 		}
-		b.Unreadable[o.Format]++
+		b.unreadable[o.Format]++
 		return false
 	}
 	b.nodes = append(b.nodes, obj)
@@ -126,7 +126,7 @@ func (b *Builder) Add(key string, value []byte, modRevision int64) bool {
 // Graph is the graph of the objects added so far. The builder is spent.
 func (b *Builder) Graph() *Graph {
 	g := build(b.nodes, b.scopes)
-	g.unreadable = b.Unreadable
+	g.unreadable = b.unreadable
 	b.nodes, b.strs = nil, nil
 	return g
 }
