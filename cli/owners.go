@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/etcdscope/etcdscope/decode"
-	"github.com/etcdscope/etcdscope/decode/owners"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/owners"
 	"github.com/etcdscope/etcdscope/etcdview/resource"
 	"github.com/spf13/cobra"
 )
@@ -99,28 +99,24 @@ func (f *ownersFlags) check(cmd *cobra.Command, args []string) error {
 }
 
 func runOwners(ctx context.Context, pr printer, src etcdview.Source, dec decode.Decoder, f *ownersFlags, args []string) error {
-	// The top level pins the revision: the target and every object are
-	// read as of the same one.
-	top, err := src.Children(ctx, decode.DefaultPrefix+"/", f.rev)
-	if ce := (*etcdview.CompactedError)(nil); errors.As(err, &ce) {
-		return ce // the read it failed in says nothing more
-	}
-	if err != nil {
-		return err
-	}
-	rev := top.Revision
+	// The target is checked at the revision the read pins, before the
+	// whole store is read for it.
 	var key string
-	if !f.orphans {
-		if key, err = ownersTarget(ctx, src, dec, args, f.namespace, rev); err != nil {
-			return err
+	var targetErr error
+	pinned := func(rev int64) error {
+		if !f.orphans {
+			key, targetErr = ownersTarget(ctx, src, dec, args, f.namespace, rev)
 		}
+		return targetErr
 	}
-	g, unreadable, err := readOwnerGraph(ctx, src, dec, top, progressLine(pr))
-	clearProgress(pr.errOut)
-	if err != nil {
+	g, rev, err := owners.Read(ctx, src, dec, f.rev, owners.Options{Pinned: pinned, Progress: ownersProgress(pr)})
+	if targetErr != nil {
+		return targetErr
+	}
+	if err := ownersReadEnded(pr, err); err != nil {
 		return err
 	}
-	noteUnreadable(pr, unreadable)
+	noteUnreadable(pr, g.Unreadable())
 	if f.orphans {
 		return printFindings(pr, g, rev, f.namespace)
 	}
@@ -135,6 +131,33 @@ func runOwners(ctx context.Context, pr printer, src etcdview.Source, dec decode.
 		fmt.Fprintln(pr.errOut, pr.ep.dim(g.Object(id).Ident()+" has no ownerReferences: nothing owns it, and the garbage collector never deletes it for an owner"))
 	}
 	return nil
+}
+
+// ownersProgress is the progress line of the values read, on a terminal.
+func ownersProgress(pr printer) func(int64) {
+	line := progressLine(pr)
+	if line == nil {
+		return nil
+	}
+	return func(read int64) { line(etcdview.ScanProgress{Phase: etcdview.ScanValues, Done: read}) }
+}
+
+// ownersReadEnded clears the progress line of the values once they are read,
+// or were being read when err came, and returns err as owners says it: the
+// error of the read itself, without the directory (a compaction says which
+// revision).
+func ownersReadEnded(pr printer, err error) error {
+	var page *owners.ReadError
+	switch ce := (*etcdview.CompactedError)(nil); {
+	case err == nil:
+		clearProgress(pr.errOut)
+	case errors.As(err, &page):
+		clearProgress(pr.errOut)
+		return page.Err
+	case errors.As(err, &ce):
+		return ce // the read it failed in says nothing more
+	}
+	return err
 }
 
 // ownersTarget is the key args name (KEY, or RESOURCE NAME in ns), checked
@@ -191,36 +214,4 @@ func noteUnreadable(pr printer, unreadable map[decode.Format]int) {
 		hint = "; --encryption-config decrypts values encrypted at rest"
 	}
 	fmt.Fprintln(pr.errOut, pr.ep.dim(fmt.Sprintf("%d values hold no object with metadata (%s) and are not in the graph%s", n, strings.Join(parts, ", "), hint)))
-}
-
-// readOwnerGraph reads the metadata of every object in the directories of
-// top (the level below the prefix, read at the revision the graph is of),
-// a page of values at a time: only the metadata stays, so memory grows
-// with the number of objects, not with their size. Events are passed over,
-// as the garbage collector passes them over (its ignoredResources), and
-// they are most of a busy cluster's keys. It returns the graph and the
-// count of values that held no object, by format. progress, when not nil,
-// is told how many values were read.
-func readOwnerGraph(ctx context.Context, src etcdview.Source, dec decode.Decoder, top etcdview.Level, progress func(etcdview.ScanProgress)) (*owners.Graph, map[decode.Format]int, error) {
-	b := owners.Builder{Decoder: dec}
-	read := etcdview.ScanProgress{Phase: etcdview.ScanValues}
-	for _, c := range top.Children {
-		if !c.Dir || owners.Ignored(decode.ParseKey(c.Prefix)) {
-			continue
-		}
-		err := etcdview.Pages(src, c.Prefix, top.Revision, etcdview.Paging{Values: true})(ctx, func(p etcdview.Page) error {
-			for _, kv := range p.Keys {
-				b.Add(kv.Key, kv.Value, kv.ModRevision)
-			}
-			read.Done += int64(len(p.Keys))
-			if progress != nil {
-				progress(read)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	return b.Graph(), b.Unreadable, nil
 }

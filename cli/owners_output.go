@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
-	"github.com/etcdscope/etcdscope/decode/owners"
+	"github.com/etcdscope/etcdscope/etcdview/owners"
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 

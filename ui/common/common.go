@@ -43,11 +43,16 @@ func (c Common) After(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 
 // Context is the context of one read.
 func (c Common) Context() (context.Context, context.CancelFunc) {
-	t := c.Timeout
-	if t == 0 {
-		t = etcdview.DefaultCommandTimeout
+	return context.WithTimeout(c.Ctx, c.ReadTimeout())
+}
+
+// ReadTimeout bounds one read: a pager's Paging.Timeout, for a read of
+// many pages.
+func (c Common) ReadTimeout() time.Duration {
+	if c.Timeout == 0 {
+		return etcdview.DefaultCommandTimeout
 	}
-	return context.WithTimeout(c.Ctx, t)
+	return c.Timeout
 }
 
 // Component is a pane: a model the app routes messages to and sizes, whose

@@ -14,16 +14,15 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/decode"
-	graph "github.com/etcdscope/etcdscope/decode/owners"
-	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/owners"
 	"github.com/etcdscope/etcdscope/ui/common"
 )
 
 // LoadedMsg carries the graph read for the pane, or why it could not be.
 type LoadedMsg struct {
 	gen    int
-	g      *graph.Graph
-	target graph.ID
+	g      *owners.Graph
+	target owners.ID
 	rev    int64
 	err    error
 }
@@ -50,9 +49,9 @@ type Model struct {
 	cancel  context.CancelFunc
 	err     error
 
-	g       *graph.Graph
+	g       *owners.Graph
 	readRev int64 // the revision the graph is of
-	rows    []graph.Row
+	rows    []owners.Row
 	nameW   int // the widest of the rows' indent and name
 	cursor  common.Cursor
 
@@ -72,7 +71,7 @@ func (m *Model) Open(key string, rev int64) tea.Cmd {
 	m.Stop()
 	m.key, m.rev, m.err, m.g, m.rows = key, rev, nil, nil, nil
 	m.gen++
-	if graph.Ignored(decode.ParseKey(key)) {
+	if owners.Ignored(decode.ParseKey(key)) {
 		m.err = fmt.Errorf("%s is an Event: the garbage collector ignores Events, so they own nothing and nothing owns them", decode.EscapeKey(key))
 		return nil
 	}
@@ -99,43 +98,16 @@ func (m *Model) tick(gen int) tea.Cmd {
 	return m.common.After(progressEvery, func(time.Time) tea.Msg { return progressMsg{gen} })
 }
 
-// load reads the graph of every object as of rev, the revision pinned by
-// the first read, a page of values at a time; only their metadata stays.
-// Events are passed over, as the garbage collector passes them over.
+// load reads the graph of every object as of rev for the object at key,
+// each of the read's steps within the pane's timeout.
 func load(c common.Common, gen int, key string, rev int64, read *atomic.Int64) LoadedMsg {
 	msg := LoadedMsg{gen: gen}
-	ctx, cancel := c.Context()
-	top, err := c.Src.Children(ctx, decode.DefaultPrefix+"/", rev)
-	cancel()
+	var err error
+	msg.g, msg.rev, err = owners.Read(c.Ctx, c.Src, c.Decoder, rev, owners.Options{Timeout: c.ReadTimeout(), Progress: read.Store})
 	if err != nil {
 		msg.err = fmt.Errorf("owners of %s: %w", decode.EscapeKey(key), err)
 		return msg
 	}
-	msg.rev = top.Revision
-	b := graph.Builder{Decoder: c.Decoder}
-	for _, ch := range top.Children {
-		if !ch.Dir || graph.Ignored(decode.ParseKey(ch.Prefix)) {
-			continue
-		}
-		for page := (etcdview.PageToken{Values: true}); ; {
-			ctx, cancel := c.Context()
-			p, err := c.Src.List(ctx, ch.Prefix, msg.rev, page)
-			cancel()
-			if err != nil {
-				msg.err = fmt.Errorf("owners of %s: read %s at revision %d: %w", decode.EscapeKey(key), ch.Prefix, msg.rev, err)
-				return msg
-			}
-			for _, kv := range p.Keys {
-				b.Add(kv.Key, kv.Value, kv.ModRevision)
-			}
-			read.Add(int64(len(p.Keys)))
-			if p.Next == nil {
-				break
-			}
-			page = *p.Next
-		}
-	}
-	msg.g = b.Graph()
 	id, ok := msg.g.Lookup(key)
 	if !ok {
 		msg.err = fmt.Errorf("%s: %w at revision %d", decode.EscapeKey(key), errNoObject, msg.rev)
@@ -190,7 +162,7 @@ func (m *Model) onLoaded(msg LoadedMsg) tea.Cmd {
 		m.err = msg.err
 		return common.FlashErr(msg.err)
 	}
-	m.g, m.rows = msg.g, graph.Rows(msg.g.Tree(msg.target))
+	m.g, m.rows = msg.g, owners.Rows(msg.g.Tree(msg.target))
 	m.nameW = 0
 	m.cursor.Pos, m.cursor.Offset = 0, 0
 	for i, r := range m.rows {

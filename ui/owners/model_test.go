@@ -1,12 +1,16 @@
 package owners
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 	"github.com/muesli/termenv"
@@ -166,5 +170,28 @@ func TestAReadInProgressCountsAndStops(t *testing.T) {
 	uitest.Drive(t, r.update, read)
 	if len(r.msgs) != 0 || m.err != nil || m.g != nil {
 		t.Errorf("a stopped read's answer was taken: %v, err %v", r.msgs, m.err)
+	}
+}
+
+// failingPods is a store whose pages of Pods cannot be read.
+type failingPods struct{ *uitest.Source }
+
+func (f failingPods) List(ctx context.Context, prefix string, rev int64, page etcdview.PageToken) (etcdview.Page, error) {
+	if prefix == "/registry/pods/" {
+		return etcdview.Page{}, errors.New("connection reset")
+	}
+	return f.Source.List(ctx, prefix, rev, page)
+}
+
+func TestAPageThatFailsSaysWhichDirectoryAtWhichRevision(t *testing.T) {
+	src := workload()
+	c := uitest.Common(src)
+	c.Src = failingPods{src}
+	m := New(c)
+	m.SetSize(200, 20)
+	uitest.Drive(t, m.Update, m.Open("/registry/deployments/default/web", 0))
+	want := fmt.Sprintf("owners of /registry/deployments/default/web: read /registry/pods/ at revision %d: connection reset", src.Revision())
+	if got := m.View(); !strings.Contains(got, want) || m.g != nil {
+		t.Errorf("a page of Pods that fails:\n%s\nwant %q", got, want)
 	}
 }

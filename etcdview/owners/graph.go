@@ -25,6 +25,9 @@ type Graph struct {
 	// scopes says, for each kind the graph has seen an object of or a
 	// CustomResourceDefinition for, whether it is namespaced.
 	scopes map[schema.GroupKind]bool
+	// unreadable counts the values a Builder was given that held no
+	// object, by format.
+	unreadable map[decode.Format]int
 }
 
 // edge is one reference to a node: from the dependent to, its ref-th.
@@ -159,6 +162,11 @@ func (g *Graph) scope(group, kind string) (namespaced, known bool) {
 
 // Len is the number of nodes: objects, then owners no object has.
 func (g *Graph) Len() int { return len(g.nodes) }
+
+// Unreadable counts the values the graph was built from that held no
+// object with metadata, by the format decode found: what it cannot see
+// (an encrypted Secret's ownerReferences are unknown without its key).
+func (g *Graph) Unreadable() map[decode.Format]int { return g.unreadable }
 
 // Object is the metadata of node id; a virtual node has only what the
 // references to it say (no Key).

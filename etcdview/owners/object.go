@@ -6,7 +6,9 @@
 // of one object up to its roots and the tree of its dependents down, and the
 // findings a stuck garbage collection raises (orphans, invalid references,
 // dependents that block their owner's deletion, owners stuck with the orphan
-// or foregroundDeletion finalizer). It does no I/O.
+// or foregroundDeletion finalizer). Read is its one read of a store, which
+// the CLI's owners and the TUI's owners pane both call; the rest does no
+// I/O.
 package owners
 
 import (
@@ -96,24 +98,24 @@ type Builder struct {
 	nodes   []Object
 	scopes  map[schema.GroupKind]bool
 	strs    map[string]string
-	// Unreadable counts the values that held no object with metadata, by
+	// unreadable counts the values that held no object with metadata, by
 	// the format decode found (encrypted, text, binary, ...).
-	Unreadable map[decode.Format]int
+	unreadable map[decode.Format]int
 }
 
 // Add decodes the value of key, written at modRevision, and keeps its
 // metadata; it returns false for a value that holds no object with
-// metadata, counted in Unreadable.
+// metadata, counted in the graph's Unreadable.
 func (b *Builder) Add(key string, value []byte, modRevision int64) bool {
 	d := b.Decoder
 	d.JSONOnly = true
 	o := d.DecodeAt(key, value, modRevision)
 	obj, ok := b.meta(o, modRevision)
 	if !ok {
-		if b.Unreadable == nil {
-			b.Unreadable = map[decode.Format]int{}
+		if b.unreadable == nil {
+			b.unreadable = map[decode.Format]int{}
 		}
-		b.Unreadable[o.Format]++
+		b.unreadable[o.Format]++
 		return false
 	}
 	b.nodes = append(b.nodes, obj)
@@ -124,6 +126,7 @@ func (b *Builder) Add(key string, value []byte, modRevision int64) bool {
 // Graph is the graph of the objects added so far. The builder is spent.
 func (b *Builder) Graph() *Graph {
 	g := build(b.nodes, b.scopes)
+	g.unreadable = b.unreadable
 	b.nodes, b.strs = nil, nil
 	return g
 }

@@ -63,10 +63,10 @@ func TestBuilderKeepsTheMetadataOfStoredValues(t *testing.T) {
 			t.Errorf("Add(%s) = %v, want %v", v.key, got, v.kept)
 		}
 	}
-	if b.Unreadable[decode.FormatBinary] != 1 || b.Unreadable[decode.FormatText] != 1 {
-		t.Errorf("unreadable = %v, want one binary and one text", b.Unreadable)
-	}
 	g := b.Graph()
+	if u := g.Unreadable(); u[decode.FormatBinary] != 1 || u[decode.FormatText] != 1 || len(u) != 2 {
+		t.Errorf("unreadable = %v, want one binary and one text", u)
+	}
 
 	id, ok := g.Lookup("/registry/pods/default/web-1")
 	if !ok {
