@@ -38,11 +38,15 @@ type docFlags struct {
 
 // parseCommandDocs reads the command sections of docs/commands.md. Any other
 // second-level heading ends a section; third-level headings stay inside it.
-func parseCommandDocs(t *testing.T, text string) map[string]*docFlags {
+func parseCommandDocs(t *testing.T) map[string]*docFlags {
 	t.Helper()
+	text, err := os.ReadFile(docsCommands)
+	if err != nil {
+		t.Fatal(err)
+	}
 	docs := map[string]*docFlags{}
 	var cur *docFlags
-	for i, line := range strings.Split(text, "\n") {
+	for i, line := range strings.Split(string(text), "\n") {
 		if m := docsCommandHeading.FindStringSubmatch(line); m != nil {
 			if docs[m[1]] != nil {
 				t.Errorf("%s:%d: %s has a second section (the first is at line %d)", docsCommands, i+1, m[1], docs[m[1]].line)
@@ -92,11 +96,7 @@ func hasFlag(cmd *cobra.Command, flag string) bool {
 }
 
 func TestDocsCommandsFlagsExist(t *testing.T) {
-	text, err := os.ReadFile(docsCommands)
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := parseCommandDocs(t, string(text))
+	docs := parseCommandDocs(t)
 	root := docsRoot()
 	for _, name := range slices.Sorted(maps.Keys(docs)) {
 		d := docs[name]
@@ -116,11 +116,7 @@ func TestDocsCommandsFlagsExist(t *testing.T) {
 // Every command is documented, and so is every flag it declares itself;
 // inherited ones are documented once, on the command that declares them.
 func TestDocsCommandsComplete(t *testing.T) {
-	text, err := os.ReadFile(docsCommands)
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := parseCommandDocs(t, string(text))
+	docs := parseCommandDocs(t)
 	root := docsRoot()
 	for _, cmd := range append([]*cobra.Command{root}, root.Commands()...) {
 		if cmd.Hidden {
