@@ -25,8 +25,11 @@ type tuiSession struct {
 	socket string
 }
 
-// screenDeadline bounds how long the screen may take to show something.
-const screenDeadline = 30 * time.Second
+// screenDeadline bounds how long the screen may take to show something. The
+// first screens wait on a whole control plane starting (and the demo's
+// first Pods) while the rest of the suite compiles and runs beside it: at a
+// load of 20 on two cores that took more than 30 s.
+const screenDeadline = 90 * time.Second
 
 // startTUI runs etcdscope with args in a fresh tmux server of its own,
 // 160x45, and stops it (with q, then by killing the server) at cleanup.
