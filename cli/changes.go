@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/decode/changes"
 	"github.com/etcdscope/etcdscope/etcdview"
@@ -19,10 +20,10 @@ import (
 // defaultSince is the window of changes with neither --since nor --from-rev.
 const defaultSince = 10 * time.Minute
 
-func newChangesCmd(conn *connFlags) *cobra.Command {
+func newChangesCmd(conn *cmdutil.ConnFlags) *cobra.Command {
 	var (
 		r      timeline.Range
-		output *printFlags
+		output *cmdutil.PrintFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "changes [PREFIX] [--since 10m | --from-rev A] [--to-rev B] [-o table|json]",
@@ -67,31 +68,31 @@ time the file records, not from now. Nothing is written.`,
 	cmd.Flags().Int64Var(&r.From, "from-rev", 0, "start at this revision")
 	cmd.Flags().Int64Var(&r.To, "to-rev", 0, "end at this revision (default: the head)")
 	cmd.MarkFlagsMutuallyExclusive("since", "from-rev")
-	output = addPrintFlags(cmd, "", "table (default) or json", outputTable, decode.OutputJSON)
-	conn.decoding.register(cmd.Flags())
+	output = cmdutil.AddPrintFlags(cmd, "", "table (default) or json", cmdutil.OutputTable, decode.OutputJSON)
+	conn.Decoding.Register(cmd.Flags())
 	return cmd
 }
 
-func runChanges(cmd *cobra.Command, conn *connFlags, output *printFlags, r timeline.Range) error {
-	pr, err := output.toPrinter(cmd)
+func runChanges(cmd *cobra.Command, conn *cmdutil.ConnFlags, output *cmdutil.PrintFlags, r timeline.Range) error {
+	pr, err := output.ToPrinter(cmd)
 	if err != nil {
 		return err
 	}
 	if err := checkRange(&r, cmd.Flags().Changed("since")); err != nil {
 		return err
 	}
-	dec, err := conn.decoding.decoder()
+	dec, err := conn.Decoding.Decoder()
 	if err != nil {
 		return err
 	}
-	kind, err := conn.kind()
+	kind, err := conn.Kind()
 	if err != nil {
 		return err
 	}
-	if kind != fileSource {
+	if kind != cmdutil.FileSource {
 		r.Now = time.Now()
 	}
-	return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+	return cmdutil.WithSource(cmd.Context(), conn, func(src etcdview.Source) error {
 		if fresh, err := neverWritten(cmd.Context(), src); err != nil || fresh {
 			if err == nil {
 				err = printNeverWritten(pr, r.Prefix)
@@ -102,10 +103,10 @@ func runChanges(cmd *cobra.Command, conn *connFlags, output *printFlags, r timel
 		if err != nil {
 			return err
 		}
-		if pr.output == decode.OutputJSON {
-			return writeDoc(pr.p.writer(pr.out), decode.OutputJSON, changesDoc(r.Prefix, w))
+		if pr.Output == decode.OutputJSON {
+			return cmdutil.WriteDoc(pr.P.Writer(pr.Out), decode.OutputJSON, changesDoc(r.Prefix, w))
 		}
-		return printChanges(pr.out, pr.p, r.Prefix, w)
+		return printChanges(pr.Out, pr.P, r.Prefix, w)
 	})
 }
 
@@ -122,13 +123,13 @@ func neverWritten(ctx context.Context, src etcdview.Source) (bool, error) {
 // freshNote is what changes says of a store nothing was written to.
 const freshNote = "No changes: etcd is at revision 1, nothing was ever written"
 
-func printNeverWritten(pr printer, prefix string) error {
-	if pr.output == decode.OutputJSON {
+func printNeverWritten(pr cmdutil.Printer, prefix string) error {
+	if pr.Output == decode.OutputJSON {
 		rev := revisionJSON{Revision: 1, Estimate: changes.Unknown.Word()}
-		return writeDoc(pr.p.writer(pr.out), decode.OutputJSON, changesJSON{Prefix: prefix, From: rev, To: rev, Head: 1,
+		return cmdutil.WriteDoc(pr.P.Writer(pr.Out), decode.OutputJSON, changesJSON{Prefix: prefix, From: rev, To: rev, Head: 1,
 			Notes: []string{freshNote}, Groups: []changeGroupJSON{}})
 	}
-	_, err := fmt.Fprintln(pr.out, freshNote)
+	_, err := fmt.Fprintln(pr.Out, freshNote)
 	return err
 }
 
@@ -151,10 +152,10 @@ func checkRange(r *timeline.Range, sinceGiven bool) error {
 
 // printChanges writes the window, the counts of each group, then one row
 // per object.
-func printChanges(out io.Writer, p palette, prefix string, w timeline.Window) error {
+func printChanges(out io.Writer, p cmdutil.Palette, prefix string, w timeline.Window) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, line := range windowLines(prefix, w) {
-		fmt.Fprintln(tw, p.text(line))
+		fmt.Fprintln(tw, p.Text(line))
 	}
 	if len(w.Groups) == 0 {
 		fmt.Fprintln(tw, "No changes.")
@@ -162,7 +163,7 @@ func printChanges(out io.Writer, p palette, prefix string, w timeline.Window) er
 	}
 	fmt.Fprintln(tw, "\nRESOURCE\tNAMESPACE\tADDED\tMODIFIED\tDELETED\tOBJECTS")
 	for _, g := range w.Groups {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", p.cell(g.ResourceName()), p.cell(cell(g.Namespace)), g.Added, g.Modified, g.Deleted, len(g.Objects))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", p.Cell(g.ResourceName()), p.Cell(cell(g.Namespace)), g.Added, g.Modified, g.Deleted, len(g.Objects))
 	}
 	// SUMMARY, the longest cell, is last: tabwriter pads every column but
 	// the last to its widest cell, and a summary of many fields padded
@@ -174,9 +175,9 @@ func printChanges(out io.Writer, p palette, prefix string, w timeline.Window) er
 			for i, wr := range o.Writers {
 				writers[i] = wr.String()
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", p.cell(g.ResourceName()), p.cell(cell(g.Namespace)), p.cell(o.Name),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", p.Cell(g.ResourceName()), p.Cell(cell(g.Namespace)), p.Cell(o.Name),
 				o.Added, o.Modified, o.Deleted, o.Revisions(), w.Times.At(o.LastRevision),
-				p.cell(cell(strings.Join(writers, ", "))), p.cell(o.Summary))
+				p.Cell(cell(strings.Join(writers, ", "))), p.Cell(o.Summary))
 		}
 	}
 	return tw.Flush()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 )
 
@@ -13,10 +14,10 @@ import (
 // `etcdctl get --print-value-only` prints it, decoded like auger's decode.
 func newDecodeCmd() *cobra.Command {
 	var (
-		output   *printFlags
+		output   *cmdutil.PrintFlags
 		key      string
 		metaOnly bool
-		show     decodeFlags
+		show     cmdutil.DecodeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "decode [-o yaml|json|proto] [--meta-only] [--key KEY] < value",
@@ -30,11 +31,11 @@ Exits 1 when the input holds no Kubernetes object at all.`,
     | etcdscope decode --key /registry/secrets/default/db --encryption-config enc.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pr, err := output.toPrinter(cmd)
+			pr, err := output.ToPrinter(cmd)
 			if err != nil {
 				return err
 			}
-			d, err := show.decoder()
+			d, err := show.Decoder()
 			if err != nil {
 				return err
 			}
@@ -42,28 +43,28 @@ Exits 1 when the input holds no Kubernetes object at all.`,
 		},
 	}
 	f := cmd.Flags()
-	output = addPrintFlags(cmd, decode.OutputYAML, "output format: yaml, json or proto (the storage encoding)",
+	output = cmdutil.AddPrintFlags(cmd, decode.OutputYAML, "output format: yaml, json or proto (the storage encoding)",
 		decode.OutputYAML, decode.OutputJSON, decode.OutputProto)
 	f.BoolVar(&metaOnly, "meta-only", false, "print only apiVersion, kind and metadata")
 	f.StringVar(&key, "key", "", "the etcd key the value was read from (names the resource; aesgcm needs it to decrypt)")
-	show.register(f)
+	show.Register(f)
 	return cmd
 }
 
 // decodeValue decodes the value in r and prints it as output: on a
 // terminal inert, -o proto included (binary has no business there either);
 // to a pipe exact.
-func decodeValue(s printer, r io.Reader, d decode.Decoder, key string, metaOnly bool) error {
+func decodeValue(s cmdutil.Printer, r io.Reader, d decode.Decoder, key string, metaOnly bool) error {
 	value, err := readValue(r)
 	if err != nil {
 		return err
 	}
 	o := d.Decode(key, value)
-	out, err := decode.Render(o, s.output, metaOnly)
+	out, err := decode.Render(o, s.Output, metaOnly)
 	if err != nil {
 		return err
 	}
-	w := s.p.writer(s.out)
+	w := s.P.Writer(s.Out)
 	if _, err := w.Write(out); err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func decodeValue(s printer, r io.Reader, d decode.Decoder, key string, metaOnly 
 		return err
 	}
 	if o.Problem != "" {
-		fmt.Fprintln(s.errOut, s.ep.text("warning: "+o.Problem))
+		fmt.Fprintln(s.ErrOut, s.EP.Text("warning: "+o.Problem))
 	}
 	return nil
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"github.com/etcdscope/etcdscope/cli/internal/clitest"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 )
 
@@ -106,20 +108,20 @@ func runDecodeFrom(t *testing.T, r io.Reader, args ...string) (stdout, stderr st
 // a terminal gets them escaped, a pipe the bytes (escaped only as YAML and
 // JSON escape them).
 func TestDecodeOnATerminalIsInert(t *testing.T) {
-	cm := terminalAttackValue(t)
+	cm := clitest.TerminalAttackValue(t)
 	for _, tc := range []struct {
 		value  []byte
 		output string
 	}{{cm, "yaml"}, {cm, "json"}, {cm, "proto"}, {[]byte("{\"data\": {\"x\": \"\u202e\u009b\"}}"), "yaml"}} {
 		var tty, pipe, errOut bytes.Buffer
-		err := decodeValue(printer{out: &tty, errOut: &errOut, p: palette{tty: true}, ep: palette{tty: true}, output: tc.output}, bytes.NewReader(tc.value), decode.Decoder{ShowSecrets: true}, "", false)
+		err := decodeValue(cmdutil.Printer{Out: &tty, ErrOut: &errOut, P: cmdutil.Palette{TTY: true}, EP: cmdutil.Palette{TTY: true}, Output: tc.output}, bytes.NewReader(tc.value), decode.Decoder{ShowSecrets: true}, "", false)
 		if err != nil || tty.Len() == 0 {
 			t.Fatalf("-o %s: %v, %q", tc.output, err, tty.String())
 		}
 		if strings.ContainsAny(tty.String()+errOut.String(), "\x1b\x07\u009b\u202e") {
 			t.Errorf("-o %s: the terminal gets %q", tc.output, tty.String())
 		}
-		decodeValue(printer{out: &pipe, errOut: io.Discard, output: tc.output}, bytes.NewReader(tc.value), decode.Decoder{ShowSecrets: true}, "", false)
+		decodeValue(cmdutil.Printer{Out: &pipe, ErrOut: io.Discard, Output: tc.output}, bytes.NewReader(tc.value), decode.Decoder{ShowSecrets: true}, "", false)
 		if tc.output == "proto" && !bytes.Equal(pipe.Bytes(), cm) {
 			t.Errorf("-o proto to a pipe is not the stored value")
 		}

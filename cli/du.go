@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/space"
@@ -21,10 +22,10 @@ type duFlags struct {
 	quota      int64
 	history    bool
 	rateFor    time.Duration
-	output     *printFlags
+	output     *cmdutil.PrintFlags
 }
 
-func newDuCmd(conn *connFlags) *cobra.Command {
+func newDuCmd(conn *cmdutil.ConnFlags) *cobra.Command {
 	f := &duFlags{}
 	cmd := &cobra.Command{
 		Use:   "du [PREFIX] [--depth N] [--top N] [--sort bytes|keys|revisions|rate] [-o table|json] [--quota-bytes B]",
@@ -65,7 +66,7 @@ all, and du reads them always, with the file's page usage from bbolt.`,
 	cmd.Flags().Int64Var(&f.quota, "quota-bytes", space.DefaultQuota, "the members' --quota-backend-bytes (etcd's default: 2 GiB)")
 	cmd.Flags().BoolVar(&f.history, "history", false, "live: also read every revision etcd holds (a replay from the compaction revision); a data file always has them")
 	cmd.Flags().DurationVar(&f.rateFor, "rate-for", 0, "live: go on measuring the rate of writes this long after the read")
-	f.output = addPrintFlags(cmd, outputTable, "table or json", outputTable, decode.OutputJSON)
+	f.output = cmdutil.AddPrintFlags(cmd, cmdutil.OutputTable, "table or json", cmdutil.OutputTable, decode.OutputJSON)
 	return cmd
 }
 
@@ -84,11 +85,11 @@ func (f *duFlags) check() (space.Measure, error) {
 	case f.rateFor < 0:
 		return by, fmt.Errorf("--rate-for %v: want 0 or more", f.rateFor)
 	}
-	return by, checkRev("rev", f.rev)
+	return by, cmdutil.CheckRev("rev", f.rev)
 }
 
-func runDu(cmd *cobra.Command, conn *connFlags, f *duFlags, prefix string) error {
-	pr, err := f.output.toPrinter(cmd)
+func runDu(cmd *cobra.Command, conn *cmdutil.ConnFlags, f *duFlags, prefix string) error {
+	pr, err := f.output.ToPrinter(cmd)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func runDu(cmd *cobra.Command, conn *connFlags, f *duFlags, prefix string) error
 		return err
 	}
 	ctx := cmd.Context()
-	return withSource(ctx, conn, func(src etcdview.Source) error {
+	return cmdutil.WithSource(ctx, conn, func(src etcdview.Source) error {
 		ssrc, ok := src.(space.Source)
 		if !ok {
 			return fmt.Errorf("du cannot read %T", src)
@@ -105,7 +106,7 @@ func runDu(cmd *cobra.Command, conn *connFlags, f *duFlags, prefix string) error
 		opts := space.Options{Prefix: prefix, Rev: f.rev, Depth: f.depth, Top: f.top, History: f.history, Quota: f.quota}
 		rates := watchRates(ctx, src, prefix, f.depth)
 		r, err := space.Run(ctx, ssrc, opts, progressLine(pr))
-		clearProgress(pr.errOut)
+		clearProgress(pr.ErrOut)
 		if err != nil {
 			rates.stop()
 			return err
@@ -119,14 +120,14 @@ func runDu(cmd *cobra.Command, conn *connFlags, f *duFlags, prefix string) error
 			v.forecast = &fc
 		}
 		v.findings = space.Guide(ctx, r, v.rates, v.forecast, managerNamer(src))
-		if pr.output == decode.OutputJSON {
-			w := pr.p.writer(pr.out)
-			if err := writeDoc(w, decode.OutputJSON, v.doc()); err != nil {
+		if pr.Output == decode.OutputJSON {
+			w := pr.P.Writer(pr.Out)
+			if err := cmdutil.WriteDoc(w, decode.OutputJSON, v.doc()); err != nil {
 				return err
 			}
 			return w.Flush()
 		}
-		return v.print(pr.out, pr.p)
+		return v.print(pr.Out, pr.P)
 	})
 }
 
@@ -212,8 +213,8 @@ func (w *rateWatch) measure(ctx context.Context, src etcdview.Source, rateFor ti
 // progressLine shows the read's progress on stderr when it is a terminal,
 // as one line redrawn in place at most every 100 ms; nil (no progress
 // asked, so no count of the keys) otherwise.
-func progressLine(pr printer) func(space.Progress) {
-	if !isTerminal(pr.errOut) {
+func progressLine(pr cmdutil.Printer) func(space.Progress) {
+	if !cmdutil.IsTerminal(pr.ErrOut) {
 		return nil
 	}
 	var last time.Time
@@ -228,7 +229,7 @@ func progressLine(pr printer) func(space.Progress) {
 		}
 		// \r and erase-line: the line is redrawn in place, and
 		// clearProgress erases it before the report prints.
-		fmt.Fprint(pr.errOut, "\r\x1b[K"+line)
+		fmt.Fprint(pr.ErrOut, "\r\x1b[K"+line)
 	}
 }
 
@@ -246,7 +247,7 @@ func managerNamer(src etcdview.Source) space.Namer {
 // clearProgress erases the progress line, when there is one, before the
 // report prints.
 func clearProgress(w io.Writer) {
-	if isTerminal(w) {
+	if cmdutil.IsTerminal(w) {
 		fmt.Fprint(w, "\r\x1b[K")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/space"
 )
@@ -32,7 +33,7 @@ func (v duView) showRates() bool { return v.rates != nil && v.rates.Over >= minR
 // data file's layout and the guidance, as kubectl and etcdctl print tables:
 // humanized bytes, percentages, names as etcd holds them (inert on a
 // terminal).
-func (v duView) print(w io.Writer, p palette) error {
+func (v duView) print(w io.Writer, p cmdutil.Palette) error {
 	v.header(w, p)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	cols := []string{"NAME", "KEYS", "SIZE", "%PARENT", "%TOTAL", "WRITES"}
@@ -57,20 +58,20 @@ func (v duView) print(w io.Writer, p palette) error {
 	}
 	fmt.Fprintln(w, "GUIDANCE")
 	for _, f := range v.findings {
-		fmt.Fprintf(w, "%s: %s\n", p.bold(f.Subject), p.text(f.Text))
+		fmt.Fprintf(w, "%s: %s\n", p.Bold(f.Subject), p.Text(f.Text))
 	}
 	return nil
 }
 
 // rows prints n's row, then its children's, greatest first: at most --top
 // of them (0: all), and one row for the rest.
-func (v duView) rows(w io.Writer, p palette, n *space.Node) {
+func (v duView) rows(w io.Writer, p cmdutil.Palette, n *space.Node) {
 	parent, total := space.Share(n, v.by, v.rates, v.History)
 	// No colour in a table: tabwriter would count the escape codes in
 	// the column's width.
-	name := p.text(n.Name)
+	name := p.Text(n.Name)
 	if n.Depth == 0 {
-		name = p.text(n.Path)
+		name = p.Text(n.Path)
 	}
 	v.row(w, strings.Repeat("  ", n.Depth)+name, n.Stats, parent, total, v.rates.Of(n.Path))
 	children := space.Sorted(n.Children, v.by, v.rates, v.History)
@@ -105,8 +106,8 @@ func (v duView) row(w io.Writer, name string, s space.Stats, parent, total float
 }
 
 // header says what was read, as of which revision, and what was not.
-func (v duView) header(w io.Writer, p palette) {
-	fmt.Fprintf(w, "%s, revision %d", p.text(v.Source), v.Revision)
+func (v duView) header(w io.Writer, p cmdutil.Palette) {
+	fmt.Fprintf(w, "%s, revision %d", p.Text(v.Source), v.Revision)
 	if v.CompactRevision > 0 {
 		fmt.Fprintf(w, ", compacted at %d", v.CompactRevision)
 	}
@@ -121,7 +122,7 @@ func (v duView) header(w io.Writer, p palette) {
 		fmt.Fprintf(w, "%d keys are counted in a level above their own: the tree's %d nodes are its bound\n", v.Capped, v.Options.MaxNodes)
 	}
 	if v.forecast != nil && v.forecast.Urgent() {
-		fmt.Fprintln(w, p.removed("WARNING: "+v.forecast.String()))
+		fmt.Fprintln(w, p.Removed("WARNING: "+v.forecast.String()))
 	}
 }
 
@@ -132,13 +133,13 @@ func sharesOf(m space.Measure, history bool) string {
 	return string(m)
 }
 
-func (v duView) topLists(w io.Writer, p palette) {
+func (v duView) topLists(w io.Writer, p cmdutil.Palette) {
 	if len(v.Root.Largest) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "LARGEST\tSIZE\tVERSION\tMODIFIED")
 		for _, k := range v.Root.Largest {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", p.text(k.Key), ibytes(k.Size), k.Version, k.ModRevision)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", p.Text(k.Key), ibytes(k.Size), k.Version, k.ModRevision)
 		}
 		tw.Flush()
 	}
@@ -148,7 +149,7 @@ func (v duView) topLists(w io.Writer, p palette) {
 		fmt.Fprintln(tw, "HOTTEST\tVERSION\tCREATED\tMODIFIED\t%WRITES SINCE CREATED")
 		for _, k := range v.Root.Hottest {
 			share := float64(k.Version) / float64(max(1, v.Revision-k.CreateRevision+1))
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", p.text(k.Key), k.Version, k.CreateRevision, k.ModRevision, percent(share))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", p.Text(k.Key), k.Version, k.CreateRevision, k.ModRevision, percent(share))
 		}
 		tw.Flush()
 	}
@@ -157,51 +158,51 @@ func (v duView) topLists(w io.Writer, p palette) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "HOTTEST OVER %v\tREV/S\tBYTES/S\n", v.rates.Over.Round(time.Second))
 		for _, k := range v.rates.Keys {
-			fmt.Fprintf(tw, "%s\t%.2f\t%s\n", p.text(k.Key), k.Revisions, ibytes(int64(k.Bytes)))
+			fmt.Fprintf(tw, "%s\t%.2f\t%s\n", p.Text(k.Key), k.Revisions, ibytes(int64(k.Bytes)))
 		}
 		tw.Flush()
 	}
 }
 
-func (v duView) members(w io.Writer, p palette) {
+func (v duView) members(w io.Writer, p cmdutil.Palette) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "MEMBER\tENDPOINT\tDB SIZE\tIN USE\tRECLAIMABLE\tQUOTA\t%QUOTA\tALARMS")
 	for _, m := range v.Members {
 		if m.Err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t%s\n", p.text(m.Name), p.text(m.Endpoint), p.removed("unreachable: "+m.Err.Error()))
+			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\t\t%s\n", p.Text(m.Name), p.Text(m.Endpoint), p.Removed("unreachable: "+m.Err.Error()))
 			continue
 		}
 		inUse, free := "", ""
 		if m.InUse > 0 {
 			inUse, free = ibytes(m.InUse), fmt.Sprintf("%s (%s)", ibytes(m.Reclaimable()), percent(float64(m.Reclaimable())/float64(m.DBSize)))
 		}
-		name := p.text(m.Name)
+		name := p.Text(m.Name)
 		if m.Leader {
 			name += " (leader)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, p.text(m.Endpoint), ibytes(m.DBSize), inUse, free, ibytes(m.Quota),
-			percent(float64(m.DBSize)/float64(m.Quota)), p.removed(strings.Join(m.Alarms, ", ")))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, p.Text(m.Endpoint), ibytes(m.DBSize), inUse, free, ibytes(m.Quota),
+			percent(float64(m.DBSize)/float64(m.Quota)), p.Removed(strings.Join(m.Alarms, ", ")))
 	}
 	tw.Flush()
 	if v.forecast != nil {
-		fmt.Fprintln(w, "forecast: "+p.text(v.forecast.String()))
+		fmt.Fprintln(w, "forecast: "+p.Text(v.forecast.String()))
 	}
 }
 
 // layout prints a data file's page usage and buckets.
-func (v duView) layout(w io.Writer, p palette) {
+func (v duView) layout(w io.Writer, p cmdutil.Palette) {
 	l := v.Layout
 	if l == nil {
 		return
 	}
 	fmt.Fprintf(w, "\nfile: %s, %s pages of %d bytes (%s), %d free (%s, %s); the file is %s\n",
-		p.text(v.Members[0].Endpoint), humanize.Comma(l.Size/int64(l.PageSize)), l.PageSize, ibytes(l.Size),
+		p.Text(v.Members[0].Endpoint), humanize.Comma(l.Size/int64(l.PageSize)), l.PageSize, ibytes(l.Size),
 		l.FreePages, ibytes(l.FreePages*int64(l.PageSize)), percent(float64(l.FreePages*int64(l.PageSize))/float64(max(1, l.Size))), ibytes(l.FileSize))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "BUCKET\tKEYS\tPAGES\tALLOCATED\tIN USE")
 	for _, b := range l.Buckets {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", p.text(b.Name), b.Keys, b.Pages, ibytes(b.Allocated), ibytes(b.InUse))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", p.Text(b.Name), b.Keys, b.Pages, ibytes(b.Allocated), ibytes(b.InUse))
 	}
 	tw.Flush()
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/demo"
 	"github.com/etcdscope/etcdscope/embedded"
@@ -33,15 +34,15 @@ type explorerFlags struct {
 }
 
 // runExplorer opens the source the flags name and shows it in the TUI.
-func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) error {
-	if err := checkRev("rev", flags.rev); err != nil {
+func runExplorer(ctx context.Context, conn *cmdutil.ConnFlags, flags explorerFlags) error {
+	if err := cmdutil.CheckRev("rev", flags.rev); err != nil {
 		return err
 	}
-	kind, err := conn.kind()
+	kind, err := conn.Kind()
 	if err != nil {
 		return err
 	}
-	dec, err := conn.decoding.decoder()
+	dec, err := conn.Decoding.Decoder()
 	if err != nil {
 		return err
 	}
@@ -49,13 +50,13 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 	if err != nil {
 		return err
 	}
-	opts := ui.Options{TailBuffer: flags.tailBuffer, Timeout: conn.commandTimeout, Decoder: dec, Rev: flags.rev}
+	opts := ui.Options{TailBuffer: flags.tailBuffer, Timeout: conn.CommandTimeout, Decoder: dec, Rev: flags.rev}
 	var closeFn func()
 	switch kind {
-	case bundledSource:
-		cp, src, closeSrc, err := openBundled(ctx, conn, controlplane.Options{
+	case cmdutil.BundledSource:
+		cp, src, closeSrc, err := cmdutil.OpenBundled(ctx, conn, controlplane.Options{
 			APIServer: true, Demo: profile, Nodes: flags.demoNodes, CompactionInterval: flags.compaction,
-			EncryptionConfig: conn.decoding.encryptionConfig, CaptureStderr: true, Announce: "the etcdscope explorer",
+			EncryptionConfig: conn.Decoding.EncryptionConfig, CaptureStderr: true, Announce: "the etcdscope explorer",
 		}, flags.members)
 		if err != nil {
 			return err
@@ -64,25 +65,25 @@ func runExplorer(ctx context.Context, conn *connFlags, flags explorerFlags) erro
 		opts.WritePath, stopFeed = writePathFeed(cp)
 		opts.Source, closeFn = src, func() { stopFeed(); closeSrc() }
 		opts.Description = fmt.Sprintf("bundled %d-member cluster in %s", len(cp.Cluster().Members()), cp.Cluster().DataDir())
-		opts.Export = append(exportVars(cp.Cluster().Endpoints(), cp.Cluster().TLS()), "KUBECONFIG="+shellQuote(cp.APIServer().Kubeconfig))
+		opts.Export = append(cmdutil.ExportVars(cp.Cluster().Endpoints(), cp.Cluster().TLS()), "KUBECONFIG="+cmdutil.ShellQuote(cp.APIServer().Kubeconfig))
 		opts.Members = cp
 		opts.Errors = cp.Errors()
 		opts.ControlPlaneReady = cp.Ready()
 	default:
-		src, closeSrc, err := openSource(ctx, conn)
+		src, closeSrc, err := cmdutil.OpenSource(ctx, conn)
 		if err != nil {
 			return err
 		}
 		opts.Source, closeFn = src, closeSrc
-		opts.Description = "etcd at " + strings.Join(conn.endpoints, ",")
-		if env, ok := conn.fromEnv["endpoints"]; ok {
+		opts.Description = "etcd at " + strings.Join(conn.Endpoints, ",")
+		if env, ok := conn.FromEnv["endpoints"]; ok {
 			opts.Description += " (" + env + ")"
 		}
-		opts.Export = exportVars(conn.endpoints, &embedded.TLSFiles{CA: conn.cacert, Cert: conn.cert, Key: conn.key})
+		opts.Export = cmdutil.ExportVars(conn.Endpoints, &embedded.TLSFiles{CA: conn.CACert, Cert: conn.Cert, Key: conn.Key})
 		opts.MembersOff = "k and r stop and restart members of the bundled cluster only: etcdscope never writes to a live etcd"
 		opts.WritePath.Note = "the write path shows in bundled mode, where etcdscope runs the API server"
-		if kind == fileSource {
-			opts.Description, opts.Export = "data file "+conn.db, nil
+		if kind == cmdutil.FileSource {
+			opts.Description, opts.Export = "data file "+conn.DB, nil
 			opts.MembersOff = "an offline data file has no members to stop or restart"
 		}
 	}

@@ -12,16 +12,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/dustin/go-humanize"
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/spf13/cobra"
 )
 
-func newHistoryCmd(conn *connFlags) *cobra.Command {
+func newHistoryCmd(conn *cmdutil.ConnFlags) *cobra.Command {
 	var (
 		diff, all bool
 		namespace string
-		output    *printFlags
+		output    *cmdutil.PrintFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "history KEY|RESOURCE NAME|RESOURCE/NAME [-n NS] [--all-incarnations] [--diff] [-o yaml|json]",
@@ -47,23 +48,23 @@ always gives every incarnation.`,
   etcdscope history --db member/snap/db /registry/pods/default/web-0 -o json`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pr, err := output.toPrinter(cmd)
+			pr, err := output.ToPrinter(cmd)
 			if err != nil {
 				return err
 			}
-			dec, err := conn.decoding.decoder()
+			dec, err := conn.Decoding.Decoder()
 			if err != nil {
 				return err
 			}
-			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+			return cmdutil.WithSource(cmd.Context(), conn, func(src etcdview.Source) error {
 				key, err := objectKey(cmd.Context(), src, dec, args, namespace)
 				if err != nil {
 					return err
 				}
 				opts := etcdview.HistoryOptions{AllIncarnations: all}
 				var line *replayLine
-				if all && pr.ep.tty {
-					line = &replayLine{w: pr.errOut, start: time.Now()}
+				if all && pr.EP.TTY {
+					line = &replayLine{w: pr.ErrOut, start: time.Now()}
 					opts.Progress = line.show
 				}
 				h, err := src.History(cmd.Context(), key, opts)
@@ -81,8 +82,8 @@ always gives every incarnation.`,
 	cmd.Flags().BoolVar(&all, "all-incarnations", false, "also read the incarnations before the one read (a deleted key's is its last): a replay of etcd's whole history")
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", `namespace of a namespaced RESOURCE (default "default")`)
 	cmd.Flags().BoolVar(&diff, "diff", false, "show each revision as a diff from the one before")
-	output = addPrintFlags(cmd, "", "print every revision's object: yaml or json", decode.OutputYAML, decode.OutputJSON)
-	conn.decoding.register(cmd.Flags())
+	output = cmdutil.AddPrintFlags(cmd, "", "print every revision's object: yaml or json", decode.OutputYAML, decode.OutputJSON)
+	conn.Decoding.Register(cmd.Flags())
 	return cmd
 }
 
@@ -158,19 +159,19 @@ func eachRevision(h etcdview.History, d decode.Decoder, fn func(i int, e etcdvie
 // else as a table. Each revision is written as it is read, through one
 // buffer: a key with 100k revisions never has a second copy of them all
 // built in memory, as a whole document or a table would be.
-func printHistoryAs(s printer, h etcdview.History, d decode.Decoder, diff bool) error {
-	out := bufio.NewWriterSize(s.out, 64<<10)
+func printHistoryAs(s cmdutil.Printer, h etcdview.History, d decode.Decoder, diff bool) error {
+	out := bufio.NewWriterSize(s.Out, 64<<10)
 	var err error
 	switch {
-	case s.output != "":
-		w := s.p.writer(out)
-		if err = printHistoryDoc(w, h, d, s.output); err == nil {
+	case s.Output != "":
+		w := s.P.Writer(out)
+		if err = printHistoryDoc(w, h, d, s.Output); err == nil {
 			err = w.Flush()
 		}
 	case diff:
-		err = printHistoryDiffs(out, s.p, h, d)
+		err = printHistoryDiffs(out, s.P, h, d)
 	default:
-		err = printHistory(out, s.p, h, d)
+		err = printHistory(out, s.P, h, d)
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
@@ -181,7 +182,7 @@ func printHistoryAs(s printer, h etcdview.History, d decode.Decoder, diff bool) 
 // printHistory writes the table as tabwriter (padding 3) would lay it
 // out, without holding its cells: every column but the last is known from
 // the revisions before the summaries, which are written a row at a time.
-func printHistory(w io.Writer, p palette, h etcdview.History, d decode.Decoder) error {
+func printHistory(w io.Writer, p cmdutil.Palette, h etcdview.History, d decode.Decoder) error {
 	header := []string{"REVISION", "CHANGE", "VERSION", "SIZE", "WHAT CHANGED"}
 	widths := []int{len(header[0]), len("MODIFIED"), len(header[2]), len(header[3])}
 	for _, e := range h.Entries {
@@ -210,11 +211,11 @@ func printHistory(w io.Writer, p palette, h etcdview.History, d decode.Decoder) 
 		t := e.Type()
 		what := ""
 		if t == etcdview.Modified && before != nil {
-			what = p.text(etcdview.Summary(t, before, after))
+			what = p.Text(etcdview.Summary(t, before, after))
 		}
 		row = pad(row[:0], rev, widths[0])
 		// The word is painted after its padding is counted.
-		row = append(row, p.change(t)...)
+		row = append(row, p.Change(t)...)
 		row = pad(row, "", widths[1]-len(t))
 		row = pad(pad(row, version, widths[2]), size, widths[3])
 		_, err := fmt.Fprintf(w, "%s%s\n", row, what)
@@ -236,13 +237,13 @@ func historyCells(e etcdview.Entry) (rev, version, size string) {
 	return rev, version, size
 }
 
-func printHistoryDiffs(w io.Writer, p palette, h etcdview.History, d decode.Decoder) error {
+func printHistoryDiffs(w io.Writer, p cmdutil.Palette, h etcdview.History, d decode.Decoder) error {
 	err := eachRevision(h, d, func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error {
-		fmt.Fprintln(w, p.bold(fmt.Sprintf("revision %d", e.KV.ModRevision))+" "+p.change(e.Type()))
+		fmt.Fprintln(w, p.Bold(fmt.Sprintf("revision %d", e.KV.ModRevision))+" "+p.Change(e.Type()))
 		switch {
 		case e.Deleted:
 		case before == nil:
-			tw := p.writer(w)
+			tw := p.Writer(w)
 			io.WriteString(tw, after.Text())
 			tw.Flush()
 		default:
@@ -258,20 +259,20 @@ func printHistoryDiffs(w io.Writer, p palette, h etcdview.History, d decode.Deco
 }
 
 // writeUnified writes a unified diff coloured as the TUI colours it.
-func writeUnified(w io.Writer, p palette, unified string) {
+func writeUnified(w io.Writer, p cmdutil.Palette, unified string) {
 	for line := range strings.Lines(unified) {
 		text, nl := strings.CutSuffix(line, "\n")
 		switch decode.KindOfDiffLine(text) {
 		case decode.DiffHeader:
-			text = p.bold(text)
+			text = p.Bold(text)
 		case decode.DiffAdded:
-			text = p.added(text)
+			text = p.Added(text)
 		case decode.DiffRemoved:
-			text = p.removed(text)
+			text = p.Removed(text)
 		case decode.DiffHunk:
-			text = p.dim(text)
+			text = p.Dim(text)
 		default:
-			text = p.text(text)
+			text = p.Text(text)
 		}
 		io.WriteString(w, text)
 		if nl {
@@ -284,14 +285,14 @@ func writeUnified(w io.Writer, p palette, unified string) {
 // off, and that an earlier incarnation exists when one was seen and not
 // read, a line each. That there may be one is not said, as it could be
 // said of most keys.
-func truncatedNote(w io.Writer, p palette, h etcdview.History) error {
+func truncatedNote(w io.Writer, p cmdutil.Palette, h etcdview.History) error {
 	if t := h.Truncated(); t != "" {
-		if _, err := fmt.Fprintln(w, p.dim(t)); err != nil {
+		if _, err := fmt.Fprintln(w, p.Dim(t)); err != nil {
 			return err
 		}
 	}
 	if h.Earlier == etcdview.EarlierUnread {
-		_, err := fmt.Fprintln(w, p.dim(h.EarlierNote()+" "+readEarlier))
+		_, err := fmt.Fprintln(w, p.Dim(h.EarlierNote()+" "+readEarlier))
 		return err
 	}
 	return nil

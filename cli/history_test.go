@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
@@ -233,10 +234,10 @@ func TestHistoryDocumentStreamsWhatWriteDocPrints(t *testing.T) {
 		compacted := h.CompactedAt
 		for _, output := range []string{decode.OutputJSON, decode.OutputYAML} {
 			var want, got bytes.Buffer
-			if err := writeDoc(&want, output, historyDoc(h)); err != nil {
+			if err := cmdutil.WriteDoc(&want, output, historyDoc(h)); err != nil {
 				t.Fatal(err)
 			}
-			if err := printHistoryAs(printer{out: &got, output: output}, h, decode.Decoder{}, false); err != nil {
+			if err := printHistoryAs(cmdutil.Printer{Out: &got, Output: output}, h, decode.Decoder{}, false); err != nil {
 				t.Fatal(err)
 			}
 			if got.String() != want.String() {
@@ -265,7 +266,7 @@ func TestHistoryTableIsLaidOutAsTabwriterWould(t *testing.T) {
 	want.WriteString(h.Truncated() + "\n")
 	want.WriteString("an earlier incarnation existed at revision 4; the incarnations before this one were not read (read with --all-incarnations)\n")
 	var got bytes.Buffer
-	if err := printHistoryAs(printer{out: &got}, h, decode.Decoder{}, false); err != nil {
+	if err := printHistoryAs(cmdutil.Printer{Out: &got}, h, decode.Decoder{}, false); err != nil {
 		t.Fatal(err)
 	}
 	if got.String() != want.String() {
@@ -283,10 +284,10 @@ func TestHistoryOnATerminalIsInert(t *testing.T) {
 		diff   bool
 	}{{"", false}, {"", true}, {decode.OutputJSON, false}, {decode.OutputYAML, false}} {
 		var tty, pipe bytes.Buffer
-		if err := printHistoryAs(printer{out: &tty, p: palette{tty: true, color: true}, output: tc.output}, h, decode.Decoder{}, tc.diff); err != nil {
+		if err := printHistoryAs(cmdutil.Printer{Out: &tty, P: cmdutil.Palette{TTY: true, Color: true}, Output: tc.output}, h, decode.Decoder{}, tc.diff); err != nil {
 			t.Fatal(err)
 		}
-		if err := printHistoryAs(printer{out: &pipe, output: tc.output}, h, decode.Decoder{}, tc.diff); err != nil {
+		if err := printHistoryAs(cmdutil.Printer{Out: &pipe, Output: tc.output}, h, decode.Decoder{}, tc.diff); err != nil {
 			t.Fatal(err)
 		}
 		if strings.ContainsAny(withoutColours(tty.String()), "\x1b\x07") {

@@ -8,12 +8,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/spf13/cobra"
 )
 
-func newLsCmd(conn *connFlags) *cobra.Command {
+func newLsCmd(conn *cmdutil.ConnFlags) *cobra.Command {
 	var (
 		rev   int64
 		total bool
@@ -37,16 +38,16 @@ keys below PREFIX alone: etcd walks its index over every key it counts (about
   etcdscope ls --db member/snap/db /registry --count`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkRev("rev", rev); err != nil {
+			if err := cmdutil.CheckRev("rev", rev); err != nil {
 				return err
 			}
 			prefix := ""
 			if len(args) == 1 {
 				prefix = args[0]
 			}
-			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+			return cmdutil.WithSource(cmd.Context(), conn, func(src etcdview.Source) error {
 				if total {
-					return printTotal(cmd.Context(), printerFor(cmd), src, prefix, rev)
+					return printTotal(cmd.Context(), cmdutil.PrinterFor(cmd), src, prefix, rev)
 				}
 				lvl, err := listLevel(cmd.Context(), src, prefix, rev)
 				if err != nil {
@@ -57,7 +58,7 @@ keys below PREFIX alone: etcd walks its index over every key it counts (about
 						return err
 					}
 				}
-				return printLevel(printerFor(cmd), lvl, long)
+				return printLevel(cmdutil.PrinterFor(cmd), lvl, long)
 			})
 		},
 	}
@@ -94,7 +95,7 @@ func asDir(prefix string) string {
 
 // printTotal prints the number of keys below prefix read as a directory,
 // or 1 for a key that opens nothing: one count-only range.
-func printTotal(ctx context.Context, pr printer, src etcdview.Source, prefix string, rev int64) error {
+func printTotal(ctx context.Context, pr cmdutil.Printer, src etcdview.Source, prefix string, rev int64) error {
 	dir := asDir(prefix)
 	n, err := src.Count(ctx, dir, rev)
 	if err != nil {
@@ -108,7 +109,7 @@ func printTotal(ctx context.Context, pr printer, src etcdview.Source, prefix str
 			return err
 		}
 	}
-	_, err = fmt.Fprintln(pr.out, n)
+	_, err = fmt.Fprintln(pr.Out, n)
 	return err
 }
 
@@ -116,7 +117,7 @@ func printTotal(ctx context.Context, pr printer, src etcdview.Source, prefix str
 // into the next command; long puts the count before it, right-aligned, as
 // `du` and `uniq -c` do. A terminal gets a key that is not printable UTF-8
 // quoted; a pipe gets it exact, as stored.
-func printLevel(pr printer, lvl etcdview.Level, long bool) error {
+func printLevel(pr cmdutil.Printer, lvl etcdview.Level, long bool) error {
 	width := 1
 	for _, c := range lvl.Children {
 		width = max(width, len(strconv.FormatInt(c.Count, 10)))
@@ -124,11 +125,11 @@ func printLevel(pr printer, lvl etcdview.Level, long bool) error {
 	var b strings.Builder
 	for _, c := range lvl.Children {
 		name := c.Prefix
-		if pr.p.tty {
+		if pr.P.TTY {
 			name = decode.EscapeKey(name)
 		}
 		if c.Dir {
-			name = pr.p.dir(name)
+			name = pr.P.Dir(name)
 		}
 		if long {
 			fmt.Fprintf(&b, "%*d  ", width, c.Count)
@@ -136,6 +137,6 @@ func printLevel(pr printer, lvl etcdview.Level, long bool) error {
 		b.WriteString(name)
 		b.WriteByte('\n')
 	}
-	_, err := io.WriteString(pr.out, b.String())
+	_, err := io.WriteString(pr.Out, b.String())
 	return err
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 )
@@ -105,7 +106,7 @@ func TestLsReportsAFailedGetAndListsAMissingKeyAsNothing(t *testing.T) {
 	if _, err := listLevel(ctx, failingGet{err: refused}, "/registry/x", 0); !errors.Is(err, refused) {
 		t.Errorf("ls of a key whose Get fails: err %v, want %v", err, refused)
 	}
-	if err := printTotal(ctx, printer{out: io.Discard}, failingGet{err: refused}, "/registry/x", 0); !errors.Is(err, refused) {
+	if err := printTotal(ctx, cmdutil.Printer{Out: io.Discard}, failingGet{err: refused}, "/registry/x", 0); !errors.Is(err, refused) {
 		t.Errorf("ls --count of a key whose Get fails: err %v, want %v", err, refused)
 	}
 	lvl, err := listLevel(ctx, failingGet{err: fmt.Errorf("get: %w", etcdview.ErrNotFound)}, "/registry/x", 0)
@@ -129,7 +130,7 @@ func TestLsPrintsNamesExactToAPipeAndInertToATerminal(t *testing.T) {
 	}
 	for _, tty := range []bool{false, true} {
 		var out bytes.Buffer
-		if err := printLevel(printer{out: &out, p: palette{tty: tty, color: tty}}, lvl, false); err != nil {
+		if err := printLevel(cmdutil.Printer{Out: &out, P: cmdutil.Palette{TTY: tty, Color: tty}}, lvl, false); err != nil {
 			t.Fatal(err)
 		}
 		got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")

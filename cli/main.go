@@ -1,6 +1,7 @@
 // Package cli is etcdscope's command line: the root command (the TUI), one
-// file per subcommand, the connection flags they share, the one printer
-// behind every -o, and the exit status.
+// file or package (get) per subcommand, and the exit status; what the
+// commands share (the connection flags, the one printer behind every -o) is
+// cli/cmdutil.
 package cli
 
 import (
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc/grpclog"
@@ -37,7 +39,7 @@ func execute(ctx context.Context, root *cobra.Command, sig *atomic.Pointer[sysca
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && sig.Load() == nil {
 		line := "Error: " + err.Error()
-		if isTerminal(root.ErrOrStderr()) {
+		if cmdutil.IsTerminal(root.ErrOrStderr()) {
 			line = decode.Inert(line)
 		}
 		fmt.Fprintln(root.ErrOrStderr(), line)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/etcdscope/etcdscope/cli/internal/clitest"
 	"net"
 	"os"
 	"os/exec"
@@ -136,17 +137,6 @@ func startLines(t *testing.T, args ...string) (cmd *exec.Cmd, lines <-chan strin
 	return cmd, ch, stderr
 }
 
-// closedPort is a loopback port nothing listens on.
-func closedPort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return port
-}
-
 // silentListener accepts TCP connections (the kernel completes the handshake)
 // and never answers: an etcd that hangs.
 func silentListener(t *testing.T) string {
@@ -159,7 +149,7 @@ func silentListener(t *testing.T) string {
 }
 
 func TestUnreachableEndpointFailsWithinDialTimeout(t *testing.T) {
-	refused := fmt.Sprintf("127.0.0.1:%d", closedPort(t))
+	refused := fmt.Sprintf("127.0.0.1:%d", clitest.ClosedPort(t))
 	silent := silentListener(t)
 	tests := []struct {
 		name      string

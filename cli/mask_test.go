@@ -71,6 +71,10 @@ func TestSecretValuesAreMaskedInEveryFormat(t *testing.T) {
 	run(t, append([]string{"get", "secret", "lab-credentials", "-n", "lab", "-o", "raw", "--show-secrets"}, ep...)...)
 }
 
+// maskNote is the line get adds on stderr when a template printed a masked
+// value.
+const maskNote = "etcdscope: Secret values are masked (<N bytes>); add --show-secrets to print them"
+
 func TestMaskedValuesInATemplateAreNotedOnceOnStderr(t *testing.T) {
 	c, cli := etcdtest.StartBundled(t, 1)
 	etcdviewtest.Put(t, cli, labSecret("a", "first-password"), labSecret("b", "second-password"))

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/owners"
@@ -18,13 +19,13 @@ type ownersFlags struct {
 	namespace string
 	rev       int64
 	orphans   bool
-	output    *printFlags
+	output    *cmdutil.PrintFlags
 }
 
 // outputTree is owners' default: the tree, as kubectl-tree draws it.
 const outputTree = "tree"
 
-func newOwnersCmd(conn *connFlags) *cobra.Command {
+func newOwnersCmd(conn *cmdutil.ConnFlags) *cobra.Command {
 	f := &ownersFlags{}
 	cmd := &cobra.Command{
 		Use:   "owners KEY | RESOURCE NAME [-n NS] [--rev R] [-o tree|json] | --orphans [-n NS]",
@@ -50,18 +51,18 @@ foregroundDeletion finalizer.`,
   etcdscope owners rs web-7d9c -n shop --rev 41200 -o json
   etcdscope owners --orphans -n kube-system`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pr, err := f.output.toPrinter(cmd)
+			pr, err := f.output.ToPrinter(cmd)
 			if err != nil {
 				return err
 			}
 			if err := f.check(cmd, args); err != nil {
 				return err
 			}
-			dec, err := conn.decoding.decoder()
+			dec, err := conn.Decoding.Decoder()
 			if err != nil {
 				return err
 			}
-			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+			return cmdutil.WithSource(cmd.Context(), conn, func(src etcdview.Source) error {
 				return runOwners(cmd.Context(), pr, src, dec, f, args)
 			})
 		},
@@ -69,20 +70,20 @@ foregroundDeletion finalizer.`,
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", `namespace of a namespaced RESOURCE (default "default"); with --orphans, list only this namespace's`)
 	cmd.Flags().Int64Var(&f.rev, "rev", 0, "read as of this revision (0: the newest)")
 	cmd.Flags().BoolVar(&f.orphans, "orphans", false, "list orphans, invalid references and blocked deletions instead of one object's tree")
-	f.output = addPrintFlags(cmd, "", "tree (the default) or json", outputTree, decode.OutputJSON)
-	conn.decoding.register(cmd.Flags())
+	f.output = cmdutil.AddPrintFlags(cmd, "", "tree (the default) or json", outputTree, decode.OutputJSON)
+	conn.Decoding.Register(cmd.Flags())
 	return cmd
 }
 
 // check refuses arguments that do not go together, before anything is read.
 func (f *ownersFlags) check(cmd *cobra.Command, args []string) error {
-	if err := checkRev("rev", f.rev); err != nil {
+	if err := cmdutil.CheckRev("rev", f.rev); err != nil {
 		return err
 	}
 	switch {
 	case f.orphans && len(args) > 0:
 		return errors.New("--orphans lists the whole store: give no KEY or RESOURCE")
-	case f.orphans && f.output.output == outputTree:
+	case f.orphans && f.output.Output == outputTree:
 		return errors.New("--orphans prints a table: -o json or none")
 	case f.orphans:
 		return nil
@@ -98,7 +99,7 @@ func (f *ownersFlags) check(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-func runOwners(ctx context.Context, pr printer, src etcdview.Source, dec decode.Decoder, f *ownersFlags, args []string) error {
+func runOwners(ctx context.Context, pr cmdutil.Printer, src etcdview.Source, dec decode.Decoder, f *ownersFlags, args []string) error {
 	// The target is checked at the revision the read pins, before the
 	// whole store is read for it.
 	var key string
@@ -128,13 +129,13 @@ func runOwners(ctx context.Context, pr printer, src etcdview.Source, dec decode.
 		return err
 	}
 	if len(g.Owners(id)) == 0 {
-		fmt.Fprintln(pr.errOut, pr.ep.dim(g.Object(id).Ident()+" has no ownerReferences: nothing owns it, and the garbage collector never deletes it for an owner"))
+		fmt.Fprintln(pr.ErrOut, pr.EP.Dim(g.Object(id).Ident()+" has no ownerReferences: nothing owns it, and the garbage collector never deletes it for an owner"))
 	}
 	return nil
 }
 
 // ownersProgress is the progress line of the values read, on a terminal.
-func ownersProgress(pr printer) func(int64) {
+func ownersProgress(pr cmdutil.Printer) func(int64) {
 	line := progressLine(pr)
 	if line == nil {
 		return nil
@@ -146,13 +147,13 @@ func ownersProgress(pr printer) func(int64) {
 // or were being read when err came, and returns err as owners says it: the
 // error of the read itself, without the directory (a compaction says which
 // revision).
-func ownersReadEnded(pr printer, err error) error {
+func ownersReadEnded(pr cmdutil.Printer, err error) error {
 	var page *owners.ReadError
 	switch ce := (*etcdview.CompactedError)(nil); {
 	case err == nil:
-		clearProgress(pr.errOut)
+		clearProgress(pr.ErrOut)
 	case errors.As(err, &page):
-		clearProgress(pr.errOut)
+		clearProgress(pr.ErrOut)
 		return page.Err
 	case errors.As(err, &ce):
 		return ce // the read it failed in says nothing more
@@ -198,7 +199,7 @@ func ownersTarget(ctx context.Context, src etcdview.Source, dec decode.Decoder, 
 // noteUnreadable says on stderr what the graph could not see: values that
 // hold no object, by format (an encrypted Secret's ownerReferences are
 // unknown without --encryption-config).
-func noteUnreadable(pr printer, unreadable map[decode.Format]int) {
+func noteUnreadable(pr cmdutil.Printer, unreadable map[decode.Format]int) {
 	if len(unreadable) == 0 {
 		return
 	}
@@ -213,5 +214,5 @@ func noteUnreadable(pr printer, unreadable map[decode.Format]int) {
 	if unreadable[decode.FormatEncrypted] > 0 {
 		hint = "; --encryption-config decrypts values encrypted at rest"
 	}
-	fmt.Fprintln(pr.errOut, pr.ep.dim(fmt.Sprintf("%d values hold no object with metadata (%s) and are not in the graph%s", n, strings.Join(parts, ", "), hint)))
+	fmt.Fprintln(pr.ErrOut, pr.EP.Dim(fmt.Sprintf("%d values hold no object with metadata (%s) and are not in the graph%s", n, strings.Join(parts, ", "), hint)))
 }

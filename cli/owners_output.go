@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview/owners"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -16,9 +17,9 @@ import (
 // printOwnerTree prints the tree of id: drawn as kubectl-tree draws it,
 // with the key, revision, age and deletion state of each object, or as a
 // JSON document of nested dependents.
-func printOwnerTree(pr printer, g *owners.Graph, id owners.ID, rev int64) error {
+func printOwnerTree(pr cmdutil.Printer, g *owners.Graph, id owners.ID, rev int64) error {
 	roots := g.Tree(id)
-	if pr.output == decode.OutputJSON {
+	if pr.Output == decode.OutputJSON {
 		docs := make([]ownerNodeDoc, len(roots))
 		for i, r := range roots {
 			docs[i] = ownerNodeOf(g, r)
@@ -26,26 +27,26 @@ func printOwnerTree(pr printer, g *owners.Graph, id owners.ID, rev int64) error 
 		return writeDocInert(pr, ownerTreeDoc{Revision: rev, Roots: docs})
 	}
 	now := time.Now()
-	return writeAligned(pr.out, func(tw io.Writer) {
+	return writeAligned(pr.Out, func(tw io.Writer) {
 		fmt.Fprintln(tw, "NAMESPACE\tNAME\tREVISION\tAGE\tKEY\tSTATE")
 		for _, r := range owners.Rows(roots) {
-			writeTreeRow(tw, pr.p, g, r, now)
+			writeTreeRow(tw, pr.P, g, r, now)
 		}
 	})
 }
 
 // writeTreeRow writes the cells of one row of the tree.
-func writeTreeRow(tw io.Writer, p palette, g *owners.Graph, r owners.Row, now time.Time) {
+func writeTreeRow(tw io.Writer, p cmdutil.Palette, g *owners.Graph, r owners.Row, now time.Time) {
 	o := g.Object(r.ID)
 	revision, age, key := "-", "-", "-"
 	if !g.Virtual(r.ID) {
-		revision, key = strconv.FormatInt(o.Revision, 10), p.text(decode.EscapeKey(o.Key))
+		revision, key = strconv.FormatInt(o.Revision, 10), p.Text(decode.EscapeKey(o.Key))
 	}
 	if !o.Created.IsZero() {
 		age = duration.HumanDuration(now.Sub(o.Created))
 	}
-	fmt.Fprintf(tw, "%s\t%s%s\t%s\t%s\t%s\t%s\n", p.text(o.Namespace), r.Indent, p.text(o.Ident()),
-		revision, age, key, p.text(g.State(r)))
+	fmt.Fprintf(tw, "%s\t%s%s\t%s\t%s\t%s\t%s\n", p.Text(o.Namespace), r.Indent, p.Text(o.Ident()),
+		revision, age, key, p.Text(g.State(r)))
 }
 
 // writeAligned lays out the tab-separated rows rows writes as kubectl's
@@ -124,7 +125,7 @@ func ownerNodeOf(g *owners.Graph, n *owners.TreeNode) ownerNodeDoc {
 
 // printFindings prints the graph's findings in namespace ns ("" for
 // all): a table with one line of why each, or JSON.
-func printFindings(pr printer, g *owners.Graph, rev int64, ns string) error {
+func printFindings(pr cmdutil.Printer, g *owners.Graph, rev int64, ns string) error {
 	docs := []ownerFindingDoc{}
 	for _, f := range g.Findings() {
 		o := g.Object(f.ID)
@@ -136,18 +137,18 @@ func printFindings(pr printer, g *owners.Graph, rev int64, ns string) error {
 			Key: o.Key, Revision: o.Revision, Problem: string(f.Problem), Why: f.Why,
 		})
 	}
-	if pr.output == decode.OutputJSON {
+	if pr.Output == decode.OutputJSON {
 		return writeDocInert(pr, ownerFindingsDoc{Revision: rev, Findings: docs})
 	}
 	if len(docs) == 0 {
-		fmt.Fprintf(pr.errOut, "No orphans, invalid owner references or blocked deletions at revision %d.\n", rev)
+		fmt.Fprintf(pr.ErrOut, "No orphans, invalid owner references or blocked deletions at revision %d.\n", rev)
 		return nil
 	}
-	return writeAligned(pr.out, func(tw io.Writer) {
+	return writeAligned(pr.Out, func(tw io.Writer) {
 		fmt.Fprintln(tw, "NAMESPACE\tOBJECT\tPROBLEM\tREVISION\tKEY\tWHY")
 		for _, d := range docs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", pr.p.text(d.Namespace), pr.p.text(d.Kind+"/"+d.Name), d.Problem,
-				d.Revision, pr.p.text(decode.EscapeKey(d.Key)), pr.p.text(d.Why))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", pr.P.Text(d.Namespace), pr.P.Text(d.Kind+"/"+d.Name), d.Problem,
+				d.Revision, pr.P.Text(decode.EscapeKey(d.Key)), pr.P.Text(d.Why))
 		}
 	})
 }
@@ -171,9 +172,9 @@ type ownerFindingDoc struct {
 }
 
 // writeDocInert writes v as writeDoc does, inert on a terminal.
-func writeDocInert(pr printer, v any) error {
-	w := pr.p.writer(pr.out)
-	if err := writeDoc(w, pr.output, v); err != nil {
+func writeDocInert(pr cmdutil.Printer, v any) error {
+	w := pr.P.Writer(pr.Out)
+	if err := cmdutil.WriteDoc(w, pr.Output, v); err != nil {
 		return err
 	}
 	return w.Flush()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 	corev1 "k8s.io/api/core/v1"
@@ -408,7 +409,7 @@ func TestOwnersSaysWhatItCouldNotRead(t *testing.T) {
 	src.Put("/registry/configmaps/default/junk", []byte("\xff\xfe not an object"))
 	src.Put("/registry/events/default/e", []byte("\xff\xfe an Event would be counted"))
 	var out, errOut strings.Builder
-	pr := printer{out: &out, errOut: &errOut}
+	pr := cmdutil.Printer{Out: &out, ErrOut: &errOut}
 	if err := runOwners(t.Context(), pr, src, decode.Decoder{}, &ownersFlags{orphans: true}, nil); err != nil {
 		t.Fatal(err)
 	}

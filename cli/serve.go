@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/demo"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/spf13/cobra"
 )
 
-func newServeCmd(conn *connFlags) *cobra.Command {
+func newServeCmd(conn *cmdutil.ConnFlags) *cobra.Command {
 	var opts controlplane.Options
 	var profile string
 	cmd := &cobra.Command{
@@ -32,15 +33,15 @@ is printed to stderr, and it serves on.`,
 		Args:        cobra.NoArgs,
 		Annotations: map[string]string{stopsOnSignal: "yes"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			k, err := conn.kind()
+			k, err := conn.Kind()
 			if err != nil {
 				return err
 			}
-			if k != bundledSource {
+			if k != cmdutil.BundledSource {
 				return fmt.Errorf("serve runs the bundled cluster: drop --endpoints and --db")
 			}
-			opts.Cluster.DataDir = conn.dataDir
-			opts.EncryptionConfig = conn.decoding.encryptionConfig
+			opts.Cluster.DataDir = conn.DataDir
+			opts.EncryptionConfig = conn.Decoding.EncryptionConfig
 			if opts.Demo, err = demo.ParseProfile(profile); err != nil {
 				return err
 			}
@@ -74,7 +75,7 @@ func serve(cmd *cobra.Command, opts controlplane.Options) error {
 	c, api := cp.Cluster(), cp.APIServer()
 	fmt.Fprintf(cmd.ErrOrStderr(), "etcdscope: serving a %d-member etcd cluster, data in %s, etcd logs in %s; Ctrl-C stops it\n",
 		len(c.Members()), c.DataDir(), c.LogPath())
-	line := exportLine(c.Endpoints(), c.TLS())
+	line := cmdutil.ExportLine(c.Endpoints(), c.TLS())
 	if opts.APIServer {
 		// The line is for scripts: once it is out, kubectl works.
 		started := time.Now()
@@ -85,17 +86,17 @@ func serve(cmd *cobra.Command, opts controlplane.Options) error {
 		case <-ctx.Done():
 			return cp.Close()
 		}
-		line += " KUBECONFIG=" + shellQuote(api.Kubeconfig)
+		line += " KUBECONFIG=" + cmdutil.ShellQuote(api.Kubeconfig)
 		fmt.Fprintf(cmd.ErrOrStderr(), "etcdscope: kube-apiserver at %s ready (/readyz) after %.1fs, kubeconfig %s, control plane logs in %s\n",
 			api.URL, time.Since(started).Seconds(), api.Kubeconfig, api.Log)
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), line)
 	// What fails while it serves is said, and it serves on: etcd may
 	// still be what the user came for.
-	for failures, ep := cp.Errors(), printerFor(cmd).ep; ctx.Err() == nil; {
+	for failures, ep := cp.Errors(), cmdutil.PrinterFor(cmd).EP; ctx.Err() == nil; {
 		select {
 		case err := <-failures:
-			fmt.Fprintln(cmd.ErrOrStderr(), ep.text("etcdscope: "+err.Error()))
+			fmt.Fprintln(cmd.ErrOrStderr(), ep.Text("etcdscope: "+err.Error()))
 		case <-ctx.Done():
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -78,8 +79,8 @@ func TestCommandWithNoFlagsReadsTheRunningBundledCluster(t *testing.T) {
 		t.Errorf("--data-dir started a cluster: %s holds %d files", other, len(entries))
 	}
 	cp.Close()
-	if msg := runFails(t, "ls"); msg != "Error: "+errNoSource.Error() {
-		t.Errorf("after the cluster stopped: %q, want %q", msg, errNoSource)
+	if msg := runFails(t, "ls"); msg != "Error: "+cmdutil.ErrNoSource.Error() {
+		t.Errorf("after the cluster stopped: %q, want %q", msg, cmdutil.ErrNoSource)
 	}
 }
 
@@ -95,8 +96,8 @@ func TestCommandWithNothingRunningFailsNamingTheSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"get", "pods", "-A"}, {"ls"}, {"status"}, {"watch"}, {"du"}, {"history", "/registry/x"}} {
-		if msg := runFails(t, args...); msg != "Error: "+errNoSource.Error() {
-			t.Errorf("%s: %q, want %q", strings.Join(args, " "), msg, errNoSource)
+		if msg := runFails(t, args...); msg != "Error: "+cmdutil.ErrNoSource.Error() {
+			t.Errorf("%s: %q, want %q", strings.Join(args, " "), msg, cmdutil.ErrNoSource)
 		}
 	}
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {

@@ -7,13 +7,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/dustin/go-humanize"
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/spf13/cobra"
 )
 
-func newStatusCmd(conn *connFlags) *cobra.Command {
-	var output *printFlags
+func newStatusCmd(conn *cmdutil.ConnFlags) *cobra.Command {
+	var output *cmdutil.PrintFlags
 	cmd := &cobra.Command{
 		Use:   "status [-o table|json]",
 		Short: "Show the etcd members: leader, Raft term and index, DB size, version",
@@ -24,34 +25,34 @@ member that does not answer is listed with its error. Against --db it
 describes the data file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pr, err := output.toPrinter(cmd)
+			pr, err := output.ToPrinter(cmd)
 			if err != nil {
 				return err
 			}
-			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+			return cmdutil.WithSource(cmd.Context(), conn, func(src etcdview.Source) error {
 				cl, err := src.Status(cmd.Context())
 				if err != nil {
 					return err
 				}
-				if pr.output == decode.OutputJSON {
-					w := pr.p.writer(pr.out)
-					if err := writeDoc(w, decode.OutputJSON, statusDoc(cl)); err != nil {
+				if pr.Output == decode.OutputJSON {
+					w := pr.P.Writer(pr.Out)
+					if err := cmdutil.WriteDoc(w, decode.OutputJSON, statusDoc(cl)); err != nil {
 						return err
 					}
 					return w.Flush()
 				}
-				return printStatus(pr.out, pr.p, cl)
+				return printStatus(pr.Out, pr.P, cl)
 			})
 		},
 	}
-	output = addPrintFlags(cmd, outputTable, "table or json", outputTable, decode.OutputJSON)
+	output = cmdutil.AddPrintFlags(cmd, cmdutil.OutputTable, "table or json", cmdutil.OutputTable, decode.OutputJSON)
 	return cmd
 }
 
-func printStatus(w io.Writer, p palette, cl etcdview.Cluster) error {
+func printStatus(w io.Writer, p cmdutil.Palette, cl etcdview.Cluster) error {
 	// Names, endpoints and versions are what the members say of
 	// themselves: shown inert, as everything else read from etcd.
-	fmt.Fprintf(w, "%s, revision %d", p.text(cl.Description), cl.Revision)
+	fmt.Fprintf(w, "%s, revision %d", p.Text(cl.Description), cl.Revision)
 	if cl.CompactRevision > 0 {
 		fmt.Fprintf(w, ", compacted at %d", cl.CompactRevision)
 	}
@@ -60,7 +61,7 @@ func printStatus(w io.Writer, p palette, cl etcdview.Cluster) error {
 	fmt.Fprintln(tw, "NAME\tENDPOINT\tID\tVERSION\tDB SIZE\tIN USE\tLEADER\tTERM\tINDEX\tAPPLIED\tREVISION\tERRORS")
 	for _, m := range cl.Members {
 		if m.Err != nil {
-			fmt.Fprintf(tw, "%s\t%s\t%x\t\t\t\t\t\t\t\t\t%s\n", p.text(m.Name), p.text(m.Endpoint), m.ID, p.removed("unreachable: "+m.Err.Error()))
+			fmt.Fprintf(tw, "%s\t%s\t%x\t\t\t\t\t\t\t\t\t%s\n", p.Text(m.Name), p.Text(m.Endpoint), m.ID, p.Removed("unreachable: "+m.Err.Error()))
 			continue
 		}
 		leader := "false"
@@ -72,8 +73,8 @@ func printStatus(w io.Writer, p palette, cl etcdview.Cluster) error {
 			role = " (learner)"
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%x\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n",
-			p.text(m.Name), role, p.text(m.Endpoint), m.ID, p.text(m.Version), humanize.IBytes(uint64(m.DBSize)), inUse(m),
-			leader, m.RaftTerm, m.RaftIndex, m.Applied, m.Revision, p.removed(strings.Join(m.Alarms, ", ")))
+			p.Text(m.Name), role, p.Text(m.Endpoint), m.ID, p.Text(m.Version), humanize.IBytes(uint64(m.DBSize)), inUse(m),
+			leader, m.RaftTerm, m.RaftIndex, m.Applied, m.Revision, p.Removed(strings.Join(m.Alarms, ", ")))
 	}
 	return tw.Flush()
 }

@@ -2,13 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"github.com/etcdscope/etcdscope/cli/internal/clitest"
 	"testing"
 )
 
 // TestATimeoutOfZeroOrLessIsRefused: --dial-timeout and --command-timeout
 // of 0 or less, from the flag or ETCDCTL_*, are errors, not the default.
 func TestATimeoutOfZeroOrLessIsRefused(t *testing.T) {
-	ep := fmt.Sprintf("127.0.0.1:%d", closedPort(t))
+	ep := fmt.Sprintf("127.0.0.1:%d", clitest.ClosedPort(t))
 	for _, tc := range []struct {
 		args []string
 		want string

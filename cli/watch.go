@@ -7,15 +7,16 @@ import (
 	"io"
 
 	"github.com/dustin/go-humanize"
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/spf13/cobra"
 )
 
-func newWatchCmd(conn *connFlags) *cobra.Command {
+func newWatchCmd(conn *cmdutil.ConnFlags) *cobra.Command {
 	var (
 		rev    int64
-		output *printFlags
+		output *cmdutil.PrintFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "watch [PREFIX] [--rev R] [-o json]",
@@ -30,25 +31,25 @@ go to stderr. Against --db it replays the file's changes and ends.`,
   etcdscope watch /registry/ --rev 1200 -o json | jq .key`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pr, err := output.toPrinter(cmd)
+			pr, err := output.ToPrinter(cmd)
 			if err != nil {
 				return err
 			}
-			if err := checkRev("rev", rev); err != nil {
+			if err := cmdutil.CheckRev("rev", rev); err != nil {
 				return err
 			}
 			prefix := ""
 			if len(args) == 1 {
 				prefix = args[0]
 			}
-			return withSource(cmd.Context(), conn, func(src etcdview.Source) error {
+			return cmdutil.WithSource(cmd.Context(), conn, func(src etcdview.Source) error {
 				batches := src.Watch(cmd.Context(), prefix, etcdview.WatchOptions{Rev: rev})
 				return printWatch(pr, batches)
 			})
 		},
 	}
 	cmd.Flags().Int64Var(&rev, "rev", 0, "start at this revision (0: changes from now on)")
-	output = addPrintFlags(cmd, "", "json: one JSON object per event", decode.OutputJSON)
+	output = cmdutil.AddPrintFlags(cmd, "", "json: one JSON object per event", decode.OutputJSON)
 	return cmd
 }
 
@@ -56,18 +57,18 @@ go to stderr. Against --db it replays the file's changes and ends.`,
 // nothing is held but the batch being printed. Lines name keys escaped;
 // JSON, whose encoder leaves C1 and bidi controls as they are, is inert
 // on a terminal.
-func printWatch(s printer, batches <-chan etcdview.Batch) error {
-	out := bufio.NewWriterSize(s.out, 64<<10)
+func printWatch(s cmdutil.Printer, batches <-chan etcdview.Batch) error {
+	out := bufio.NewWriterSize(s.Out, 64<<10)
 	w := io.Writer(out)
-	printEvent := printEventLine(s.p)
-	if s.output == decode.OutputJSON {
+	printEvent := printEventLine(s.P)
+	if s.Output == decode.OutputJSON {
 		// Each write is a whole line of UTF-8: the writer holds nothing
 		// back to flush.
-		w, printEvent = s.p.writer(out), printEventJSON
+		w, printEvent = s.P.Writer(out), printEventJSON
 	}
 	for b := range batches {
 		if b.Note != "" {
-			fmt.Fprintln(s.errOut, s.ep.text("etcdscope: "+b.Note))
+			fmt.Fprintln(s.ErrOut, s.EP.Text("etcdscope: "+b.Note))
 		}
 		if b.Err != nil {
 			out.Flush() // what came before it
@@ -85,13 +86,13 @@ func printWatch(s printer, batches <-chan etcdview.Batch) error {
 	return out.Flush()
 }
 
-func printEventLine(p palette) func(io.Writer, etcdview.Event) error {
+func printEventLine(p cmdutil.Palette) func(io.Writer, etcdview.Event) error {
 	return func(w io.Writer, ev etcdview.Event) error {
 		size := ""
 		if ev.Type != etcdview.Deleted {
 			size = humanize.IBytes(uint64(len(ev.KV.Value)))
 		}
-		_, err := fmt.Fprintf(w, "%d %s %s %s\n", ev.KV.ModRevision, p.change(ev.Type), decode.EscapeKey(ev.KV.Key), size)
+		_, err := fmt.Fprintf(w, "%d %s %s %s\n", ev.KV.ModRevision, p.Change(ev.Type), decode.EscapeKey(ev.KV.Key), size)
 		return err
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 )
@@ -85,7 +86,7 @@ func TestOutputToAPipeHasNoColour(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if p := paletteFor(w); p.color || p.added("ADDED") != "ADDED" {
+	if p := cmdutil.PaletteFor(w); p.Color || p.Added("ADDED") != "ADDED" {
 		t.Error("a pipe gets colour")
 	}
 }
@@ -106,7 +107,7 @@ func TestWatchPrintsEachBatchAsItComes(t *testing.T) {
 		batches := make(chan etcdview.Batch)
 		out := make(writes, 1)
 		done := make(chan error, 1)
-		go func() { done <- printWatch(printer{out: out, errOut: io.Discard, output: output}, batches) }()
+		go func() { done <- printWatch(cmdutil.Printer{Out: out, ErrOut: io.Discard, Output: output}, batches) }()
 		for i := range 2000 {
 			key := fmt.Sprintf("/registry/configmaps/default/cm-%d", i)
 			ev := etcdview.Event{Type: etcdview.Modified, KV: etcdview.KV{Key: key, Value: []byte("v"), ModRevision: int64(i + 2), Version: 2}}
@@ -135,7 +136,7 @@ func TestWatchOnATerminalIsInert(t *testing.T) {
 	ev := etcdview.Event{Type: etcdview.Added, KV: etcdview.KV{Key: key, Value: []byte("v"), ModRevision: 5, Version: 1}}
 	for _, output := range []string{"", decode.OutputJSON} {
 		var tty, pipe bytes.Buffer
-		for _, s := range []printer{{out: &tty, errOut: io.Discard, p: palette{tty: true}, output: output}, {out: &pipe, errOut: io.Discard, output: output}} {
+		for _, s := range []cmdutil.Printer{{Out: &tty, ErrOut: io.Discard, P: cmdutil.Palette{TTY: true}, Output: output}, {Out: &pipe, ErrOut: io.Discard, Output: output}} {
 			batches := make(chan etcdview.Batch, 1)
 			batches <- etcdview.Batch{Events: []etcdview.Event{ev}}
 			close(batches)

@@ -1,0 +1,243 @@
+package cmdutil
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/etcdscope/etcdscope/embedded"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+)
+
+// ConnFlags are etcdctl's connection flags. Each also reads the ETCDCTL_*
+// variable etcdctl reads (ETCDCTL_ENDPOINTS for --endpoints, ...); a flag given
+// on the command line wins over its variable.
+type ConnFlags struct {
+	Endpoints          []string
+	CACert, Cert, Key  string
+	insecureSkipVerify bool
+	user, password     string
+	dialTimeout        time.Duration
+	CommandTimeout     time.Duration
+	DB                 string
+	dbIndex            bool
+	DataDir            string
+	// Decoding is how values read from the source are decoded; commands
+	// that print values register its flags.
+	Decoding DecodeFlags
+	// FromEnv holds the flags an ETCDCTL_* variable set, by flag name.
+	FromEnv map[string]string
+	// errOut is the running command's stderr, where it says which etcd it
+	// reads when no flag named it.
+	errOut io.Writer
+}
+
+func (f *ConnFlags) register(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&f.Endpoints, "endpoints", nil, "etcd client URLs or host:port, comma-separated (ETCDCTL_ENDPOINTS)")
+	fs.StringVar(&f.CACert, "cacert", "", "verify the server with this CA bundle (ETCDCTL_CACERT)")
+	fs.StringVar(&f.Cert, "cert", "", "client certificate file (ETCDCTL_CERT)")
+	fs.StringVar(&f.Key, "key", "", "client key file (ETCDCTL_KEY)")
+	fs.BoolVar(&f.insecureSkipVerify, "insecure-skip-tls-verify", false, "use TLS without verifying the server certificate (ETCDCTL_INSECURE_SKIP_TLS_VERIFY)")
+	fs.StringVar(&f.user, "user", "", "etcd user, as name or name:password (ETCDCTL_USER)")
+	fs.StringVar(&f.password, "password", "", "password of --user (ETCDCTL_PASSWORD)")
+	fs.DurationVar(&f.dialTimeout, "dial-timeout", etcdview.DefaultDialTimeout, "how long to wait for a connection (ETCDCTL_DIAL_TIMEOUT)")
+	fs.DurationVar(&f.CommandTimeout, "command-timeout", etcdview.DefaultCommandTimeout, "how long each request may take (ETCDCTL_COMMAND_TIMEOUT)")
+	fs.StringVar(&f.DB, "db", "", "read an offline etcd data file (member/snap/db or a snapshot) instead of a live etcd")
+	fs.BoolVar(&f.dbIndex, "db-index", true, "keep the --db file's key index for the next command, beside it as FILE.etcdscope-index or in the cache directory (false: build it in memory and write nothing)")
+	fs.StringVar(&f.DataDir, "data-dir", "", "the bundled cluster's data dir: the explorer and serve start it there (default: a temporary directory removed on exit); other commands read the bundled cluster running there")
+}
+
+// envFlags are the flags etcdctl also reads from the environment.
+var envFlags = []string{
+	"endpoints", "cacert", "cert", "key", "insecure-skip-tls-verify",
+	"user", "password", "dial-timeout", "command-timeout",
+}
+
+// envName is etcdctl's variable for flag name: ETCDCTL_CACERT for cacert.
+func envName(name string) string {
+	return "ETCDCTL_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// applyEnv sets each unset flag from its ETCDCTL_* variable, as etcdctl
+// does, and returns the flags it set.
+func applyEnv(fs *pflag.FlagSet) (map[string]string, error) {
+	set := map[string]string{}
+	for _, name := range envFlags {
+		env := envName(name)
+		v, ok := os.LookupEnv(env)
+		fl := fs.Lookup(name)
+		if !ok || fl == nil || fl.Changed {
+			continue
+		}
+		if err := fl.Value.Set(v); err != nil {
+			return nil, fmt.Errorf("%s=%q: %w", env, v, err)
+		}
+		set[name] = env
+	}
+	return set, nil
+}
+
+// nonEmpty are the connection flags that name something, and what to give
+// instead of nothing: an empty value is a variable a script forgot to set,
+// and must not quietly mean "the default".
+var nonEmpty = []struct{ flag, give string }{
+	{"endpoints", "host:port or a URL"},
+	{"db", "the path of an etcd data file"},
+	{"cacert", "a CA file"},
+	{"cert", "a certificate file"},
+	{"key", "a key file"},
+	{"user", "name or name:password"},
+	{"data-dir", "a directory"},
+}
+
+// checkEmpty refuses a connection flag, or its variable, given empty; an
+// --endpoints list with an empty entry ("a,,b") too.
+func (f *ConnFlags) checkEmpty(fs *pflag.FlagSet) error {
+	for _, n := range nonEmpty {
+		fl := fs.Lookup(n.flag)
+		env, fromEnv := f.FromEnv[n.flag]
+		if fl == nil || !fl.Changed && !fromEnv {
+			continue
+		}
+		what := "--" + n.flag
+		if fromEnv {
+			what = env
+		}
+		values := []string{fl.Value.String()}
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		blank := 0
+		for _, v := range values {
+			if strings.TrimSpace(v) == "" {
+				blank++
+			}
+		}
+		switch {
+		case blank == len(values):
+			return fmt.Errorf("%s is empty: give %s", what, n.give)
+		case blank > 0:
+			return fmt.Errorf("%s has an empty entry (%q): give %s", what, strings.Join(values, ","), n.give)
+		}
+	}
+	return nil
+}
+
+// SourceKind is where the data comes from.
+type SourceKind int
+
+const (
+	BundledSource SourceKind = iota
+	LiveSource
+	FileSource
+)
+
+func (f *ConnFlags) Kind() (SourceKind, error) {
+	switch {
+	case len(f.Endpoints) > 0 && f.DB != "":
+		return 0, fmt.Errorf("--endpoints and --db name two sources: give one")
+	case len(f.Endpoints) > 0:
+		return LiveSource, nil
+	case f.DB != "":
+		return FileSource, nil
+	}
+	return BundledSource, nil
+}
+
+// etcdConfig is the live connection the flags describe. A --user without a
+// password asks for one on the terminal, as etcdctl does.
+func (f *ConnFlags) etcdConfig() (etcdview.Config, error) {
+	if err := etcdview.CheckTimeouts(f.dialTimeout, f.CommandTimeout); err != nil {
+		return etcdview.Config{}, err
+	}
+	cfg := etcdview.Config{
+		Endpoints:          f.Endpoints,
+		CACert:             f.CACert,
+		Cert:               f.Cert,
+		Key:                f.Key,
+		InsecureSkipVerify: f.insecureSkipVerify,
+		DialTimeout:        f.dialTimeout,
+		CommandTimeout:     f.CommandTimeout,
+	}
+	if f.user == "" {
+		return cfg, nil
+	}
+	cfg.Username, cfg.Password = f.user, f.password
+	if f.password == "" {
+		name, pass, ok := strings.Cut(f.user, ":")
+		if ok {
+			cfg.Username, cfg.Password = name, pass
+		} else {
+			p, err := promptPassword(name)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Password = p
+		}
+	}
+	return cfg, nil
+}
+
+func promptPassword(user string) (string, error) {
+	fd := int(os.Stdin.Fd())
+	if !term.IsTerminal(fd) {
+		return "", fmt.Errorf("no password for user %q: use --user %s:PASSWORD or --password", user, user)
+	}
+	fmt.Fprint(os.Stderr, "Password: ")
+	b, err := term.ReadPassword(fd)
+	fmt.Fprintln(os.Stderr)
+	if err != nil {
+		return "", fmt.Errorf("read password: %w", err)
+	}
+	return string(b), nil
+}
+
+// PersistentConn registers the connection flags on root so every subcommand
+// takes them, and applies the ETCDCTL_* variables before any command runs.
+func PersistentConn(root *cobra.Command) *ConnFlags {
+	f := &ConnFlags{}
+	f.register(root.PersistentFlags())
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) (err error) {
+		if f.FromEnv, err = applyEnv(cmd.Flags()); err != nil {
+			return err
+		}
+		f.errOut = cmd.ErrOrStderr()
+		return f.checkEmpty(cmd.Flags())
+	}
+	return f
+}
+
+// ExportLine is the shell line that points etcdctl (and etcdscope) at
+// endpoints, with the TLS files of tls that are set (tls may be nil).
+func ExportLine(endpoints []string, tls *embedded.TLSFiles) string {
+	return "export " + strings.Join(ExportVars(endpoints, tls), " ")
+}
+
+// ExportVars are ExportLine's assignments.
+func ExportVars(endpoints []string, tls *embedded.TLSFiles) []string {
+	vars := []string{"ETCDCTL_ENDPOINTS=" + ShellQuote(strings.Join(endpoints, ","))}
+	if tls != nil {
+		for _, v := range []struct{ flag, path string }{{"cacert", tls.CA}, {"cert", tls.Cert}, {"key", tls.Key}} {
+			if v.path != "" {
+				vars = append(vars, envName(v.flag)+"="+ShellQuote(v.path))
+			}
+		}
+	}
+	return vars
+}
+
+// ShellQuote leaves plain paths and endpoint lists alone and single-quotes
+// the rest, so that a --data-dir with spaces still pastes into a shell.
+func ShellQuote(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(strings.ContainsRune("/.-_:,", r) || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
