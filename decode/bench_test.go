@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etcdscope/etcdscope/decode/internal/yamlout"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -82,7 +83,7 @@ func BenchmarkYAMLEmitterPod(b *testing.B) {
 	var buf []byte
 	for b.Loop() {
 		var err error
-		if buf, err = appendYAMLDocument(buf[:0], js); err != nil {
+		if buf, err = yamlout.Document(buf[:0], js); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etcdscope/etcdscope/decode/internal/yamlout"
 	"sigs.k8s.io/yaml"
 )
 
@@ -58,7 +59,7 @@ func FuzzDecode(f *testing.F) {
 
 // checkSectionsWhereSigsReadsBack checks o's sections against
 // sigs.k8s.io/yaml wherever it can be the reference (see
-// checkYAMLLikeSigs).
+// yamlout's checkYAMLLikeSigs).
 func checkSectionsWhereSigsReadsBack(t *testing.T, o Object) {
 	view, err := o.newView()
 	if err != nil {
@@ -66,7 +67,7 @@ func checkSectionsWhereSigsReadsBack(t *testing.T, o Object) {
 	}
 	folded := o.options.hide(o.GVK, view)
 	js, err := json.Marshal(view)
-	if err != nil || strings.Contains(string(js), "\u0085") || !totallyOrdered(view) {
+	if err != nil || strings.Contains(string(js), "\u0085") || !yamlout.TotallyOrdered(view) {
 		return
 	}
 	if _, err := yaml.Marshal(view); err != nil {

@@ -2,7 +2,6 @@ package decode
 
 import (
 	"bytes"
-	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -10,12 +9,11 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/etcdscope/etcdscope/decode/internal/encjson"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // JSON is the object as rendered (secrets masked, managedFields folded
@@ -127,7 +125,7 @@ func (o Object) foldedObject() runtime.Object {
 type jsonScratch struct {
 	marshalled bytes.Buffer
 	enc        *json.Encoder
-	sortedIndenter
+	encjson.Indenter
 }
 
 var jsonScratchPool = sync.Pool{New: func() any {
@@ -146,8 +144,8 @@ func appendTypedJSON(dst []byte, obj runtime.Object, prefix string, metaOnly boo
 	if !ok {
 		return dst, false
 	}
-	s.metaOnly = metaOnly
-	out, err := s.indentSorted(dst, js, prefix)
+	s.MetaOnly = metaOnly
+	out, err := s.Indent(dst, js, prefix)
 	if err != nil {
 		return dst, false
 	}
@@ -168,7 +166,7 @@ func (s *jsonScratch) encode(obj runtime.Object) (js []byte, ok bool) {
 // (a pointer to an object) with the same names and values that
 // runtime.DefaultUnstructuredConverter puts in its view, once the names are
 // sorted. It checks the whole type, once: plain fields and the apimachinery
-// types below only; no interface, float32, array, other custom marshaller,
+// types of encjson.MarshalsAsView only; no interface, float32, array, other custom marshaller,
 // unexported or clashing field name, or tag option but omitempty and
 // omitzero. metadata.managedFields is left out: it is folded, or the view
 // is used (typedJSON).
@@ -183,17 +181,6 @@ func writesAsView(t reflect.Type) bool {
 
 var writesAsViewCache sync.Map // reflect.Type → bool
 
-// marshalsAsView are the types with a MarshalJSON whose output the
-// converter's ToUnstructured (or its round trip through their MarshalJSON)
-// turns into the same JSON value: a string, an integer, or null.
-var marshalsAsView = map[reflect.Type]bool{
-	reflect.TypeFor[metav1.Time]():        true,
-	reflect.TypeFor[metav1.MicroTime]():   true,
-	reflect.TypeFor[metav1.Duration]():    true,
-	reflect.TypeFor[resource.Quantity]():  true,
-	reflect.TypeFor[intstr.IntOrString](): true,
-}
-
 var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
 
 // viewCheck holds the types being checked or checked: a type that refers to
@@ -201,7 +188,7 @@ var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
 type viewCheck map[reflect.Type]bool
 
 func (c viewCheck) ok(t reflect.Type) bool {
-	if marshalsAsView[t] {
+	if encjson.MarshalsAsView(t) {
 		return true
 	}
 	if ok, seen := c[t]; seen {
@@ -217,7 +204,7 @@ func (c viewCheck) judge(t reflect.Type) bool {
 	if t.Kind() == reflect.Pointer {
 		return c.ok(t.Elem()) // *T has T's methods: T tells
 	}
-	if customJSON(t) {
+	if encjson.CustomJSON(t) {
 		return false
 	}
 	switch t.Kind() {
@@ -229,7 +216,7 @@ func (c viewCheck) judge(t reflect.Type) bool {
 		// []byte is base64 both ways.
 		return c.ok(t.Elem())
 	case reflect.Map:
-		return t.Key().Kind() == reflect.String && !customJSON(t.Key()) && c.ok(t.Elem())
+		return t.Key().Kind() == reflect.String && !encjson.CustomJSON(t.Key()) && c.ok(t.Elem())
 	case reflect.Struct:
 		return c.fields(t, map[string]bool{})
 	}
@@ -259,7 +246,7 @@ func (c viewCheck) fields(t reflect.Type, names map[string]bool) bool {
 			}
 		}
 		if f.Anonymous && name == "" {
-			if f.Type.Kind() != reflect.Struct || !f.IsExported() || customJSON(f.Type) || !c.fields(f.Type, names) {
+			if f.Type.Kind() != reflect.Struct || !f.IsExported() || encjson.CustomJSON(f.Type) || !c.fields(f.Type, names) {
 				return false
 			}
 			continue
@@ -291,22 +278,3 @@ func plainName(s string) bool {
 	}
 	return s != ""
 }
-
-// customJSON says whether t or *t has a method encoding/json or the
-// converter calls instead of looking at the fields.
-func customJSON(t reflect.Type) bool {
-	for _, t := range []reflect.Type{t, reflect.PointerTo(t)} {
-		if t.Implements(jsonMarshalerType) || t.Implements(textMarshalerType) {
-			return true
-		}
-		if _, ok := t.MethodByName("ToUnstructured"); ok {
-			return true
-		}
-	}
-	return false
-}
-
-var (
-	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
-	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-)

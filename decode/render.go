@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/etcdscope/etcdscope/decode/internal/yamlout"
 	goyaml "go.yaml.in/yaml/v2"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,7 +17,7 @@ import (
 
 // render splits o.Object into sections of YAML as kubectl would print it.
 // A typed object that encoding/json writes as its view (typedJSON) is
-// rendered from its Go value (appendTypedSections), or from its JSON where
+// rendered from its Go value (yamlout.TypedSections), or from its JSON where
 // that walk stops, without the view: building the view
 // (runtime.DefaultUnstructuredConverter) costs more than the rest of the
 // rendering. Every other object is rendered from its view. A JSONOnly
@@ -29,7 +30,7 @@ func (o *Object) render() {
 		}
 		folded := foldedSummaryOf(o.Object, o.options)
 		obj := o.foldedObject()
-		if o.renderYAML(func(dst []byte) ([]byte, []yamlTop, error) { return appendTypedSections(dst, obj, folded) }) == nil {
+		if o.renderYAML(func(dst []byte) ([]byte, []yamlout.Top, error) { return yamlout.TypedSections(dst, obj, folded) }) == nil {
 			return
 		}
 		s := jsonScratchPool.Get().(*jsonScratch)
@@ -93,15 +94,15 @@ func (o *Object) renderView(view map[string]any) {
 
 // renderJSON renders the object whose JSON js is.
 func (o *Object) renderJSON(js []byte, folded string) error {
-	return o.renderYAML(func(dst []byte) ([]byte, []yamlTop, error) { return appendYAMLSections(dst, js, folded) })
+	return o.renderYAML(func(dst []byte) ([]byte, []yamlout.Top, error) { return yamlout.Sections(dst, js, folded) })
 }
 
-// renderYAML renders the object as write writes it (appendYAMLSections):
+// renderYAML renders the object as write writes it (yamlout.Sections):
 // apiVersion and kind as the head, then metadata, spec, status, then the
 // other top-level fields in name order, each as `kubectl get -o yaml`
 // would show it alone, written in one buffer in that order so that YAML is
 // the whole of it.
-func (o *Object) renderYAML(write func(dst []byte) ([]byte, []yamlTop, error)) error {
+func (o *Object) renderYAML(write func(dst []byte) ([]byte, []yamlout.Top, error)) error {
 	buf := yamlBuffers.Get().(*[]byte)
 	defer yamlBuffers.Put(buf)
 	whole, tops, err := write((*buf)[:0])
@@ -115,13 +116,13 @@ func (o *Object) renderYAML(write func(dst []byte) ([]byte, []yamlTop, error)) e
 	for i, t := range tops {
 		end := len(o.yaml)
 		if i+1 < len(tops) {
-			end = tops[i+1].start
+			end = tops[i+1].Start
 		}
-		if t.name == "apiVersion" || t.name == "kind" {
+		if t.Name == "apiVersion" || t.Name == "kind" {
 			continue
 		}
-		headEnd = min(headEnd, t.start)
-		o.Sections = append(o.Sections, Section{Name: t.name, Text: o.yaml[t.start:end]})
+		headEnd = min(headEnd, t.Start)
+		o.Sections = append(o.Sections, Section{Name: t.Name, Text: o.yaml[t.Start:end]})
 	}
 	o.head = o.yaml[:headEnd]
 	o.fields, o.rendered = len(o.Sections), true
@@ -136,7 +137,7 @@ var yamlBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // go-yaml's encoder: the way for a view encoding/json refuses.
 func (o *Object) renderFieldsApart(view map[string]any, folded string) {
 	texts := map[string]string{}
-	names := slices.SortedFunc(maps.Keys(view), sectionOrder)
+	names := slices.SortedFunc(maps.Keys(view), yamlout.SectionOrder)
 	var whole strings.Builder
 	for _, n := range names {
 		b, err := goyaml.Marshal(map[string]any{n: view[n]})
@@ -190,7 +191,7 @@ func toYAML(v any) string {
 	js, err := json.Marshal(v)
 	if err == nil {
 		var y []byte
-		if y, err = appendYAMLDocument(nil, js); err == nil {
+		if y, err = yamlout.Document(nil, js); err == nil {
 			return string(y)
 		}
 	}
@@ -204,13 +205,13 @@ func toYAML(v any) string {
 func (o Object) AppendYAMLItem(dst []byte) ([]byte, error) {
 	if o.typedJSON() {
 		obj := o.foldedObject()
-		if out, err := appendTypedItem(dst, obj); err == nil {
+		if out, err := yamlout.TypedItem(dst, obj); err == nil {
 			return out, nil
 		}
 		s := jsonScratchPool.Get().(*jsonScratch)
 		defer jsonScratchPool.Put(s)
 		if js, ok := s.encode(obj); ok {
-			if out, err := appendYAMLItem(dst, js); err == nil {
+			if out, err := yamlout.Item(dst, js); err == nil {
 				return out, nil
 			}
 		}
@@ -223,5 +224,15 @@ func (o Object) AppendYAMLItem(dst []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	return appendYAMLItem(dst, js)
+	return yamlout.Item(dst, js)
 }
+
+// JSONToYAML appends to dst what sigs.k8s.io/yaml.JSONToYAML writes for
+// the JSON value js.
+func JSONToYAML(dst, js []byte) ([]byte, error) { return yamlout.JSONToYAML(dst, js) }
+
+// JSONToYAMLItem appends the JSON value js as an item of a sequence that is
+// the value of a key of the root mapping ("items:" of a List), as
+// JSONToYAML writes each item there: "- " at column 0, the item's lines
+// below it indented by two, and a line break at the end.
+func JSONToYAMLItem(dst, js []byte) ([]byte, error) { return yamlout.JSONToYAMLItem(dst, js) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/etcdscope/etcdscope/decode/internal/yamlout"
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
 	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,10 +27,10 @@ import (
 // -o yaml) prints for that field of its view alone, built by the unstructured
 // converter as kubectl would; and that its item in a List is what
 // JSONToYAML writes for the List. Most kinds are written from their Go
-// value (appendTypedSections), the others from their JSON. The one
+// value (yamlout.TypedSections), the others from their JSON. The one
 // exception: a byte of a string that is not UTF-8 is kept where
-// sigs.k8s.io/yaml, through encoding/json, writes U+FFFD (goString), so
-// the YAML is compared with each such byte read as U+FFFD.
+// sigs.k8s.io/yaml, through encoding/json, writes U+FFFD, so the YAML is
+// compared with each such byte read as U+FFFD (throughJSON).
 func TestYAMLMatchesSigsYAML(t *testing.T) {
 	compared, walked := 0, 0
 	for _, v := range storedFuzzed(t, 3) {
@@ -42,7 +43,7 @@ func TestYAMLMatchesSigsYAML(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := appendTypedItem(nil, o.foldedObject()); o.typedJSON() && err == nil && d.ShowSecrets {
+			if _, err := yamlout.TypedItem(nil, o.foldedObject()); o.typedJSON() && err == nil && d.ShowSecrets {
 				walked++ // written from the Go value, not from its JSON
 			}
 			folded := d.hide(o.GVK, view)
@@ -52,7 +53,7 @@ func TestYAMLMatchesSigsYAML(t *testing.T) {
 				t.Fatal(err)
 			}
 			item, err := o.AppendYAMLItem(nil)
-			if want := sigsListItem(t, js); err != nil || jsonText(string(item)) != want {
+			if want := sigsListItem(t, js); err != nil || throughJSON(string(item)) != want {
 				t.Fatalf("%s: List item (%v)\n%s\nsigs.k8s.io/yaml:\n%s", v.gvk, err, item, want)
 			}
 		}
@@ -72,7 +73,7 @@ func checkSectionsAgainstSigs(t *testing.T, o Object, view map[string]any, folde
 			head[k] = x
 		}
 	}
-	if want := sigsYAML(t, head); len(head) > 0 && jsonText(o.head) != want {
+	if want := sigsYAML(t, head); len(head) > 0 && throughJSON(o.head) != want {
 		t.Fatalf("%s: head\n%s\nsigs.k8s.io/yaml:\n%s", o.GVK, o.head, want)
 	}
 	var names []string
@@ -81,7 +82,7 @@ func checkSectionsAgainstSigs(t *testing.T, o Object, view map[string]any, folde
 		if s.Name == "metadata" && folded != "" {
 			want += "  # " + folded + "\n"
 		}
-		if jsonText(s.Text) != want {
+		if throughJSON(s.Text) != want {
 			t.Fatalf("%s: %s renders as\n%s\nsigs.k8s.io/yaml:\n%s", o.GVK, s.Name, s.Text, want)
 		}
 		names = append(names, s.Name)
@@ -90,6 +91,15 @@ func checkSectionsAgainstSigs(t *testing.T, o Object, view map[string]any, folde
 	if !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(maps.Keys(view))) {
 		t.Fatalf("%s: sections and head %v, view %v", o.GVK, names, slices.Sorted(maps.Keys(view)))
 	}
+}
+
+// throughJSON is s as encoding/json writes it, read back: each byte that
+// is not UTF-8 becomes U+FFFD, as in what sigs.k8s.io/yaml prints.
+func throughJSON(s string) string {
+	b, _ := json.Marshal(s) // a string always marshals, and reads back
+	var back string
+	json.Unmarshal(b, &back)
+	return back
 }
 
 func sigsYAML(t *testing.T, v any) string {

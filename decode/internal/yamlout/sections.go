@@ -1,24 +1,24 @@
-package decode
+package yamlout
 
 import (
 	"slices"
 	"strings"
 )
 
-// yamlTop is a top-level field of an object and where its YAML starts.
-type yamlTop struct {
-	name  string
-	start int
+// Top is a top-level field of an object and where its YAML starts.
+type Top struct {
+	Name  string
+	Start int
 }
 
-// appendYAMLSections appends the YAML of the object whose JSON js is with
-// its top-level fields in the order an Object shows them (sectionOrder),
+// Sections appends the YAML of the object whose JSON js is with its
+// top-level fields in the order decode's Object shows them (SectionOrder),
 // folded, when not empty, as a comment line after metadata. Each field
 // comes out as JSONToYAML writes it in the whole object, which is what it
 // writes for the field alone: a key of the root mapping starts at column 0
 // with the emitter in the same state whatever came before, so the order
 // changes nothing but the order. tops says where each field starts.
-func appendYAMLSections(dst, js []byte, folded string) ([]byte, []yamlTop, error) {
+func Sections(dst, js []byte, folded string) ([]byte, []Top, error) {
 	e := yamlEmitters.Get().(*yamlEmitter)
 	defer e.release()
 	e.start(dst, js, -1)
@@ -29,7 +29,7 @@ func appendYAMLSections(dst, js []byte, folded string) ([]byte, []yamlTop, error
 		return dst, nil, err
 	}
 	keys := e.keys
-	slices.SortFunc(keys, func(a, b yamlKey) int { return sectionOrder(a.name, b.name) })
+	slices.SortFunc(keys, func(a, b yamlKey) int { return SectionOrder(a.name, b.name) })
 	tops, err := e.writeSections(len(keys), func(i int) string { return keys[i].name },
 		func(i int) error { return e.node(int(keys[i].value), yamlContext{mapping: true}) }, folded)
 	return e.out, tops, err
@@ -37,12 +37,12 @@ func appendYAMLSections(dst, js []byte, folded string) ([]byte, []yamlTop, error
 
 // writeSections writes the root mapping of n fields, name(i) and value(i)
 // each, in that order, folded after metadata, and says where each starts.
-func (e *yamlEmitter) writeSections(n int, name func(int) string, value func(int) error, folded string) ([]yamlTop, error) {
+func (e *yamlEmitter) writeSections(n int, name func(int) string, value func(int) error, folded string) ([]Top, error) {
 	outer := e.enterMapping()
-	tops := make([]yamlTop, 0, n)
+	tops := make([]Top, 0, n)
 	for i := range n {
 		e.writeIndent()
-		tops = append(tops, yamlTop{sectionName(name(i)), len(e.out)})
+		tops = append(tops, Top{sectionName(name(i)), len(e.out)})
 		e.writeKey(name(i))
 		if err := value(i); err != nil {
 			return nil, err
@@ -59,9 +59,9 @@ func (e *yamlEmitter) writeSections(n int, name func(int) string, value func(int
 	return tops, nil
 }
 
-// sectionOrder orders top-level fields as an Object shows them: apiVersion,
-// kind, metadata, spec, status, then the others in name order.
-func sectionOrder(a, b string) int {
+// SectionOrder orders top-level fields as decode's Object shows them:
+// apiVersion, kind, metadata, spec, status, then the others in name order.
+func SectionOrder(a, b string) int {
 	if ra, rb := sectionRank(a), sectionRank(b); ra != rb {
 		return ra - rb
 	}

@@ -1,4 +1,4 @@
-package decode
+package yamlout
 
 import (
 	"bytes"
@@ -14,21 +14,22 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/etcdscope/etcdscope/decode/internal/encjson"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The emitter also writes a typed object straight from its Go value: what
-// encoding/json would write for it (the JSON writesAsView vouches is the
-// view's), as JSONToYAML writes that, without the JSON. Encoding the JSON
-// and reading it back cost as much as writing the YAML; here the walk is
-// the one pass, and a struct's keys are sorted once per type. It serves
+// encoding/json would write for it (the JSON decode's writesAsView vouches
+// is the view's), as JSONToYAML writes that, without the JSON. Encoding the
+// JSON and reading it back cost as much as writing the YAML; here the walk
+// is the one pass, and a struct's keys are sorted once per type. It serves
 // the types writesAsView accepts; anything else (a FieldsV1 in a nested
 // managedFields, a NaN) says errNotWalked, and the JSON way is taken.
 
 var errNotWalked = errors.New("a value the typed walk leaves to encoding/json")
 
 // typedPlan is a struct type's fields as encoding/json writes them, in
-// go-yaml's key order and in sectionOrder.
+// go-yaml's key order and in SectionOrder.
 type typedPlan struct {
 	fields, sections []typedField
 }
@@ -55,9 +56,9 @@ func planOf(t reflect.Type) *typedPlan {
 		if yamlKeyLess(a.name, b.name) {
 			return -1
 		}
-		return 1 // names are distinct (writesAsView)
+		return 1 // names are distinct (decode's writesAsView)
 	})
-	slices.SortFunc(p.sections, func(a, b typedField) int { return sectionOrder(a.name, b.name) })
+	slices.SortFunc(p.sections, func(a, b typedField) int { return SectionOrder(a.name, b.name) })
 	typedPlans.Store(t, p)
 	return p
 }
@@ -169,9 +170,9 @@ type typedMember struct {
 	text  string // the value of a map entry of strings; value is not set
 }
 
-// appendTypedSections is appendYAMLSections for obj, a pointer to a struct
+// TypedSections is Sections for obj, a pointer to a struct decode's
 // writesAsView accepts.
-func appendTypedSections(dst []byte, obj any, folded string) ([]byte, []yamlTop, error) {
+func TypedSections(dst []byte, obj any, folded string) ([]byte, []Top, error) {
 	e := yamlEmitters.Get().(*yamlEmitter)
 	defer e.release()
 	e.begin(dst, -1)
@@ -185,8 +186,8 @@ func appendTypedSections(dst []byte, obj any, folded string) ([]byte, []yamlTop,
 	return e.out, tops, err
 }
 
-// appendTypedItem is appendYAMLItem for obj, as appendTypedSections.
-func appendTypedItem(dst []byte, obj any) ([]byte, error) {
+// TypedItem is Item for obj, as TypedSections.
+func TypedItem(dst []byte, obj any) ([]byte, error) {
 	e := yamlEmitters.Get().(*yamlEmitter)
 	defer e.release()
 	e.begin(dst, 0)
@@ -262,7 +263,7 @@ func (e *yamlEmitter) typedValue(v reflect.Value, how int, ctx yamlContext) erro
 }
 
 // How encoding/json writes a type: by its fields and elements, by one of
-// marshalsAsView's MarshalJSON, or otherwise (another marshaller).
+// encjson.MarshalsAsView's MarshalJSON, or otherwise (another marshaller).
 const (
 	marshalsPlainly = iota
 	marshalsItself
@@ -282,9 +283,9 @@ func marshallingOf(t reflect.Type) int {
 	}
 	m := marshalsPlainly
 	switch {
-	case marshalsAsView[t]:
+	case encjson.MarshalsAsView(t):
 		m = marshalsItself
-	case customJSON(t):
+	case encjson.CustomJSON(t):
 		m = marshalsOtherwise
 	}
 	marshallings.Store(t, m)
@@ -391,10 +392,11 @@ func (e *yamlEmitter) typedSlice(v reflect.Value, ctx yamlContext) error {
 	return nil
 }
 
-// marshalledScalar writes what the MarshalJSON of one of marshalsAsView's
-// types writes: a string, a number or null. A time is written as its
-// MarshalJSON writes it (null when zero, else RFC 3339 in UTC, to the
-// second or microsecond) without the JSON around it: objects hold several.
+// marshalledScalar writes what the MarshalJSON of one of the types of
+// encjson.MarshalsAsView writes: a string, a number or null. A time is
+// written as its MarshalJSON writes it (null when zero, else RFC 3339 in
+// UTC, to the second or microsecond) without the JSON around it: objects
+// hold several.
 func (e *yamlEmitter) marshalledScalar(v reflect.Value, ctx yamlContext) error {
 	var t time.Time
 	layout := time.RFC3339

@@ -1,36 +1,36 @@
-package decode
+package encjson
 
 import "bytes"
 
-// jsonSpans indexes one compact JSON value as encoding/json writes it
+// Spans indexes one compact JSON value as encoding/json writes it
 // (valid, no space between tokens): where each string, object and array
 // ends, so that what walks it never scans a string or skips a value twice,
 // however deep.
-type jsonSpans struct {
-	src []byte
-	// ends[i] is one past the string, object or array that opens at src[i].
-	ends []int32
+type Spans struct {
+	Src []byte
+	// Ends[i] is one past the string, object or array that opens at Src[i].
+	Ends []int32
 	open []int32
 }
 
-// index fills ends in one pass over src.
-func (x *jsonSpans) index(src []byte) {
-	x.src = src
-	if cap(x.ends) < len(src) {
-		x.ends = make([]int32, len(src))
+// Index fills Ends in one pass over src.
+func (x *Spans) Index(src []byte) {
+	x.Src = src
+	if cap(x.Ends) < len(src) {
+		x.Ends = make([]int32, len(src))
 	}
-	x.ends, x.open = x.ends[:len(src)], x.open[:0]
+	x.Ends, x.open = x.Ends[:len(src)], x.open[:0]
 	for i := 0; i < len(src); i++ {
 		switch src[i] {
 		case '"':
 			end := stringEnd(src, i)
-			x.ends[i] = int32(end)
+			x.Ends[i] = int32(end)
 			i = end - 1
 		case '{', '[':
 			x.open = append(x.open, int32(i))
 		case '}', ']':
 			last := len(x.open) - 1
-			x.ends[x.open[last]] = int32(i + 1)
+			x.Ends[x.open[last]] = int32(i + 1)
 			x.open = x.open[:last]
 		}
 	}
@@ -55,14 +55,14 @@ func stringEnd(src []byte, i int) int {
 	}
 }
 
-// valueEnd is one past the value starting at src[i].
-func (x *jsonSpans) valueEnd(i int) int {
-	switch x.src[i] {
+// ValueEnd is one past the value starting at Src[i].
+func (x *Spans) ValueEnd(i int) int {
+	switch x.Src[i] {
 	case '{', '[', '"':
-		return int(x.ends[i])
+		return int(x.Ends[i])
 	}
 	j := i
-	for j < len(x.src) && x.src[j] != ',' && x.src[j] != '}' && x.src[j] != ']' {
+	for j < len(x.Src) && x.Src[j] != ',' && x.Src[j] != '}' && x.Src[j] != ']' {
 		j++
 	}
 	return j

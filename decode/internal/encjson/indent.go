@@ -1,4 +1,4 @@
-package decode
+package encjson
 
 import (
 	"bytes"
@@ -9,18 +9,18 @@ import (
 	"strings"
 )
 
-// errKeyNotUTF8 stops indentSorted at an object key that held invalid
+// errKeyNotUTF8 stops Indent at an object key that held invalid
 // UTF-8: encoding/json wrote its bad bytes as \ufffd, and the order of the
 // key among the others depended on the bytes that are gone.
 var errKeyNotUTF8 = errors.New("an object key is not UTF-8")
 
-// sortedIndenter reorders and indents encoding/json's output.
-type sortedIndenter struct {
-	jsonSpans
+// Indenter reorders and indents encoding/json's output.
+type Indenter struct {
+	Spans
 	members []member // a stack: the members of the objects being written
 	prefix  string
-	// metaOnly keeps apiVersion, kind and metadata of the outer object.
-	metaOnly bool
+	// MetaOnly keeps apiVersion, kind and metadata of the outer object.
+	MetaOnly bool
 }
 
 // member is one name/value pair of an object in src: the name with its
@@ -34,51 +34,51 @@ type member struct {
 	escaped                 bool
 }
 
-// indentSorted appends src, one JSON value as encoding/json writes it
+// Indent appends src, one JSON value as encoding/json writes it
 // (compact, valid, HTML characters escaped), to dst as json.MarshalIndent(v,
 // prefix, "    ") writes v, that value decoded into maps: the members of
 // every object in the byte order of their names (encoding/json's order for
 // map keys), arrays in their order, scalars byte for byte.
-func (x *sortedIndenter) indentSorted(dst, src []byte, prefix string) ([]byte, error) {
+func (x *Indenter) Indent(dst, src []byte, prefix string) ([]byte, error) {
 	x.prefix = prefix
-	x.index(src)
+	x.Index(src)
 	dst, _, err := x.value(dst, 0, 0)
-	x.src = nil
+	x.Src = nil
 	return dst, err
 }
 
 // value writes the value at src[i], depth levels deep, and says where it ends.
-func (x *sortedIndenter) value(dst []byte, i, depth int) ([]byte, int, error) {
-	switch x.src[i] {
+func (x *Indenter) value(dst []byte, i, depth int) ([]byte, int, error) {
+	switch x.Src[i] {
 	case '{':
 		return x.object(dst, i, depth)
 	case '[':
 		return x.array(dst, i, depth)
 	}
-	end := x.valueEnd(i)
-	return append(dst, x.src[i:end]...), end, nil
+	end := x.ValueEnd(i)
+	return append(dst, x.Src[i:end]...), end, nil
 }
 
-func (x *sortedIndenter) object(dst []byte, i, depth int) ([]byte, int, error) {
-	end := int(x.ends[i])
-	if x.src[i+1] == '}' {
+func (x *Indenter) object(dst []byte, i, depth int) ([]byte, int, error) {
+	end := int(x.Ends[i])
+	if x.Src[i+1] == '}' {
 		return append(dst, "{}"...), end, nil
 	}
 	base := len(x.members)
 	for j := i + 1; ; {
-		m := member{key: int32(j), keyEnd: x.ends[j]}
+		m := member{key: int32(j), keyEnd: x.Ends[j]}
 		m.value = m.keyEnd + 1
-		m.end = int32(x.valueEnd(int(m.value)))
-		name := x.src[m.key+1 : m.keyEnd-1]
-		m.head = nameHead(x.src, int(m.key)+1, len(name))
+		m.end = int32(x.ValueEnd(int(m.value)))
+		name := x.Src[m.key+1 : m.keyEnd-1]
+		m.head = nameHead(x.Src, int(m.key)+1, len(name))
 		if m.escaped = bytes.IndexByte(name, '\\') >= 0; m.escaped && replacedInvalidUTF8(name) {
 			x.members = x.members[:base]
 			return dst, end, errKeyNotUTF8
 		}
-		if !(depth == 0 && x.metaOnly) || string(name) == "apiVersion" || string(name) == "kind" || string(name) == "metadata" {
+		if !(depth == 0 && x.MetaOnly) || string(name) == "apiVersion" || string(name) == "kind" || string(name) == "metadata" {
 			x.members = append(x.members, m)
 		}
-		if x.src[m.end] == '}' {
+		if x.Src[m.end] == '}' {
 			break
 		}
 		j = int(m.end) + 1
@@ -92,7 +92,7 @@ func (x *sortedIndenter) object(dst []byte, i, depth int) ([]byte, int, error) {
 			dst = append(dst, ',')
 		}
 		dst = x.newline(dst, depth+1)
-		dst = append(dst, x.src[m.key:m.keyEnd]...)
+		dst = append(dst, x.Src[m.key:m.keyEnd]...)
 		dst = append(dst, ':', ' ')
 		var err error
 		if dst, _, err = x.value(dst, int(m.value), depth+1); err != nil {
@@ -102,14 +102,14 @@ func (x *sortedIndenter) object(dst []byte, i, depth int) ([]byte, int, error) {
 	}
 	x.members = x.members[:base]
 	if top == base {
-		return append(dst, '}'), end, nil // every member left out (metaOnly)
+		return append(dst, '}'), end, nil // every member left out (MetaOnly)
 	}
 	return append(x.newline(dst, depth), '}'), end, nil
 }
 
-func (x *sortedIndenter) array(dst []byte, i, depth int) ([]byte, int, error) {
-	end := int(x.ends[i])
-	if x.src[i+1] == ']' {
+func (x *Indenter) array(dst []byte, i, depth int) ([]byte, int, error) {
+	end := int(x.Ends[i])
+	if x.Src[i+1] == ']' {
 		return append(dst, "[]"...), end, nil
 	}
 	dst = append(dst, '[')
@@ -122,14 +122,14 @@ func (x *sortedIndenter) array(dst []byte, i, depth int) ([]byte, int, error) {
 		if dst, j, err = x.value(dst, j, depth+1); err != nil {
 			return dst, end, err
 		}
-		if x.src[j] == ']' {
+		if x.Src[j] == ']' {
 			break
 		}
 	}
 	return append(x.newline(dst, depth), ']'), end, nil
 }
 
-func (x *sortedIndenter) newline(dst []byte, depth int) []byte {
+func (x *Indenter) newline(dst []byte, depth int) []byte {
 	dst = append(dst, '\n')
 	dst = append(dst, x.prefix...)
 	for range depth {
@@ -140,7 +140,7 @@ func (x *sortedIndenter) newline(dst []byte, depth int) []byte {
 
 // sortMembers sorts an object's members by name. Objects have a few to a few
 // dozen members: an insertion sort, on the heads first, beats a general sort.
-func (x *sortedIndenter) sortMembers(ms []member) {
+func (x *Indenter) sortMembers(ms []member) {
 	if len(ms) > 32 {
 		slices.SortFunc(ms, x.compareNames)
 		return
@@ -171,7 +171,7 @@ func nameHead(src []byte, i, n int) uint64 {
 	return h
 }
 
-func (x *sortedIndenter) less(a, b member) bool {
+func (x *Indenter) less(a, b member) bool {
 	if a.head != b.head && !a.escaped && !b.escaped {
 		return a.head < b.head
 	}
@@ -180,11 +180,11 @@ func (x *sortedIndenter) less(a, b member) bool {
 
 // compareNames orders member names as encoding/json orders map keys: by
 // their bytes, compared unescaped.
-func (x *sortedIndenter) compareNames(a, b member) int {
+func (x *Indenter) compareNames(a, b member) int {
 	if !a.escaped && !b.escaped {
-		return bytes.Compare(x.src[a.key+1:a.keyEnd-1], x.src[b.key+1:b.keyEnd-1])
+		return bytes.Compare(x.Src[a.key+1:a.keyEnd-1], x.Src[b.key+1:b.keyEnd-1])
 	}
-	return strings.Compare(unquote(x.src[a.key:a.keyEnd]), unquote(x.src[b.key:b.keyEnd]))
+	return strings.Compare(unquote(x.Src[a.key:a.keyEnd]), unquote(x.Src[b.key:b.keyEnd]))
 }
 
 // replacedInvalidUTF8 says whether a string as encoding/json wrote it holds

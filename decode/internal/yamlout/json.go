@@ -1,4 +1,4 @@
-package decode
+package yamlout
 
 import (
 	"strconv"
@@ -8,15 +8,15 @@ import (
 
 // node writes the JSON value at src[i].
 func (e *yamlEmitter) node(i int, ctx yamlContext) error {
-	switch e.src[i] {
+	switch e.Src[i] {
 	case '{':
-		if e.src[i+1] == '}' {
+		if e.Src[i+1] == '}' {
 			e.emptyFlow("{}")
 			return nil
 		}
 		return e.mapping(i)
 	case '[':
-		if e.src[i+1] == ']' {
+		if e.Src[i+1] == ']' {
 			e.emptyFlow("[]")
 			return nil
 		}
@@ -29,7 +29,7 @@ func (e *yamlEmitter) node(i int, ctx yamlContext) error {
 		e.stringScalar(s, analyzeScalar(s), ctx)
 		return nil
 	}
-	e.scalar(e.numberText(e.text[i:e.valueEnd(i)]), numberShape, yamlPlain, ctx)
+	e.scalar(e.numberText(e.text[i:e.ValueEnd(i)]), numberShape, yamlPlain, ctx)
 	return nil
 }
 
@@ -66,10 +66,10 @@ func (e *yamlEmitter) members(i int) error {
 		if err != nil {
 			return err
 		}
-		value := int(e.ends[j]) + 1
+		value := int(e.Ends[j]) + 1
 		e.keys = append(e.keys, yamlKey{name: name, value: int32(value), order: int32(len(e.keys) - base)})
-		end := e.valueEnd(value)
-		if e.src[end] == '}' {
+		end := e.ValueEnd(value)
+		if e.Src[end] == '}' {
 			break
 		}
 		j = end + 1
@@ -94,8 +94,8 @@ func (e *yamlEmitter) sequence(i int, ctx yamlContext) error {
 		if err := e.node(j, yamlContext{}); err != nil {
 			return err
 		}
-		end := e.valueEnd(j)
-		if e.src[end] == ']' {
+		end := e.ValueEnd(j)
+		if e.Src[end] == ']' {
 			return nil
 		}
 		j = end + 1
@@ -104,7 +104,7 @@ func (e *yamlEmitter) sequence(i int, ctx yamlContext) error {
 
 // unquote is the JSON string at src[i], unescaped.
 func (e *yamlEmitter) unquote(i int) (string, error) {
-	end := int(e.ends[i])
+	end := int(e.Ends[i])
 	s := e.text[i+1 : end-1]
 	if strings.IndexByte(s, '\\') < 0 {
 		return s, nil

@@ -1,4 +1,7 @@
-package decode
+// Package yamlout is decode's YAML emitter: byte for byte what
+// sigs.k8s.io/yaml writes (kubectl -o yaml), many times faster, straight
+// from encoding/json's output or from a typed object (see yamlEmitter).
+package yamlout
 
 import (
 	"bytes"
@@ -8,10 +11,12 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/etcdscope/etcdscope/decode/internal/encjson"
 )
 
 // yamlEmitter writes, straight from one JSON value as encoding/json writes
-// it (or from a typed object, yamltyped.go), the YAML that
+// it (or from a typed object, typed.go), the YAML that
 // sigs.k8s.io/yaml.JSONToYAML writes for it, which is what kubectl -o yaml
 // prints. JSONToYAML reads the JSON with go-yaml v2 (numbers resolved as
 // YAML 1.1 plain scalars, strings kept as strings) into maps, and encodes
@@ -20,16 +25,16 @@ import (
 // past column 80, each string in the first style that reads back as itself.
 // The emitter keeps go-yaml's layout state (column, indent, whitespace,
 // indention) and applies its rules to it one for one, so that each can be
-// checked against it: TestYAMLMatchesSigsYAML does, byte for byte, over a
-// fuzzed object of every kind of client-go's scheme, FuzzYAMLEmitter and
-// FuzzJSONToYAML over arbitrary values.
+// checked against it: decode's TestYAMLMatchesSigsYAML does, byte for
+// byte, over a fuzzed object of every kind of client-go's scheme,
+// FuzzYAMLEmitter and FuzzJSONToYAML over arbitrary values.
 //
 // sigs.k8s.io/yaml stays the reference; this exists for speed. The round
 // trip parses the JSON into maps, sorts each through reflection and
 // encodes it through an event queue: 510 µs for a small Pod, where this
-// takes 19 µs (BenchmarkSigsYAMLPod, BenchmarkYAMLEmitterPod).
+// takes 19 µs (decode's BenchmarkSigsYAMLPod, BenchmarkYAMLEmitterPod).
 type yamlEmitter struct {
-	jsonSpans
+	encjson.Spans
 	text string // src as a string: its substrings cost no allocation
 	out  []byte
 
@@ -82,7 +87,7 @@ func JSONToYAML(dst, js []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	return appendYAMLDocument(dst, js)
+	return Document(dst, js)
 }
 
 // JSONToYAMLItem appends the JSON value js as an item of a sequence that is
@@ -94,7 +99,7 @@ func JSONToYAMLItem(dst, js []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	return appendYAMLItem(dst, js)
+	return Item(dst, js)
 }
 
 // compactJSON is js as the emitter reads it: compact, valid, UTF-8.
@@ -109,8 +114,8 @@ func compactJSON(js []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// appendYAMLDocument is JSONToYAML for js as encoding/json writes it.
-func appendYAMLDocument(dst, js []byte) ([]byte, error) {
+// Document is JSONToYAML for js as encoding/json writes it.
+func Document(dst, js []byte) ([]byte, error) {
 	e := yamlEmitters.Get().(*yamlEmitter)
 	defer e.release()
 	e.start(dst, js, -1)
@@ -119,8 +124,8 @@ func appendYAMLDocument(dst, js []byte) ([]byte, error) {
 	return e.out, err
 }
 
-// appendYAMLItem is JSONToYAMLItem for js as encoding/json writes it.
-func appendYAMLItem(dst, js []byte) ([]byte, error) {
+// Item is JSONToYAMLItem for js as encoding/json writes it.
+func Item(dst, js []byte) ([]byte, error) {
 	e := yamlEmitters.Get().(*yamlEmitter)
 	defer e.release()
 	e.start(dst, js, 0)
@@ -133,7 +138,7 @@ func appendYAMLItem(dst, js []byte) ([]byte, error) {
 
 // start readies e to write the JSON js after dst.
 func (e *yamlEmitter) start(dst, js []byte, indent int) {
-	e.index(js)
+	e.Index(js)
 	e.text = string(js)
 	// The YAML of an object is about as long as its compact JSON: names
 	// lose their quotes, lines gain their indentation.
@@ -148,7 +153,7 @@ func (e *yamlEmitter) begin(dst []byte, indent int) {
 }
 
 func (e *yamlEmitter) release() {
-	e.src, e.text, e.out = nil, "", nil
+	e.Src, e.text, e.out = nil, "", nil
 	clear(e.keys[:cap(e.keys)]) // names point into the text
 	clear(e.typed[:cap(e.typed)])
 	e.keys, e.typed = e.keys[:0], e.typed[:0]

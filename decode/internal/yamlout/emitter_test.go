@@ -1,12 +1,10 @@
-package decode
+package yamlout
 
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"math"
 	"math/rand"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -108,11 +106,11 @@ func checkYAMLLikeSigs(t *testing.T, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := appendYAMLDocument(nil, js)
+	got, err := Document(nil, js)
 	if err != nil {
 		t.Fatalf("%q: %v", js, err)
 	}
-	if !totallyOrdered(v) {
+	if !TotallyOrdered(v) {
 		return
 	}
 	want, sigsErr := yaml.Marshal(v)
@@ -125,40 +123,6 @@ func checkYAMLLikeSigs(t *testing.T, v any) {
 	if string(got) != string(want) {
 		t.Fatalf("JSON %s\nemitter:\n%s\nwant (sigs.k8s.io/yaml: %v):\n%s", js, got, sigsErr, want)
 	}
-}
-
-// totallyOrdered says whether go-yaml's key order (yamlKeyLess) is a
-// strict order on the keys of every map in v. It is not always: a run of
-// digits that overflows int64 compares as a negative number, so that
-// "?x" < "1x" < "18446744073709551615" < "?x". go-yaml's output then
-// depends on its sort and on the random order of map iteration, and has no
-// one reference to compare with.
-func totallyOrdered(v any) bool {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := slices.Collect(maps.Keys(x))
-		for _, a := range keys {
-			for _, b := range keys {
-				for _, c := range keys {
-					if yamlKeyLess(a, b) && yamlKeyLess(b, c) && !yamlKeyLess(a, c) {
-						return false
-					}
-				}
-			}
-		}
-		for _, e := range x {
-			if !totallyOrdered(e) {
-				return false
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if !totallyOrdered(e) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // readAsJSONToYAMLReads decodes js as go-yaml reads JSON in JSONToYAML:
@@ -252,7 +216,7 @@ func FuzzJSONToYAML(f *testing.F) {
 			}
 			return
 		}
-		if json.Unmarshal(data, &v) != nil || !totallyOrdered(v) || strings.Contains(string(data), "\u0085") {
+		if json.Unmarshal(data, &v) != nil || !TotallyOrdered(v) || strings.Contains(string(data), "\u0085") {
 			return
 		}
 		want, sigsErr := yaml.JSONToYAML(data)
