@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
-	"github.com/etcdscope/etcdscope/decode/changes"
 	"github.com/etcdscope/etcdscope/etcdview"
-	"github.com/etcdscope/etcdscope/ui/timeline"
+	"github.com/etcdscope/etcdscope/etcdview/changes"
 	"github.com/spf13/cobra"
 )
 
@@ -21,7 +20,7 @@ const defaultSince = 10 * time.Minute
 
 func newChangesCmd(conn *connFlags) *cobra.Command {
 	var (
-		r      timeline.Range
+		r      changes.Range
 		output *printFlags
 	)
 	cmd := &cobra.Command{
@@ -72,7 +71,7 @@ time the file records, not from now. Nothing is written.`,
 	return cmd
 }
 
-func runChanges(cmd *cobra.Command, conn *connFlags, output *printFlags, r timeline.Range) error {
+func runChanges(cmd *cobra.Command, conn *connFlags, output *printFlags, r changes.Range) error {
 	pr, err := output.toPrinter(cmd)
 	if err != nil {
 		return err
@@ -98,7 +97,7 @@ func runChanges(cmd *cobra.Command, conn *connFlags, output *printFlags, r timel
 			}
 			return err
 		}
-		w, err := timeline.Read(cmd.Context(), src, dec, r)
+		w, err := changes.Read(cmd.Context(), src, dec, r, nil)
 		if err != nil {
 			return err
 		}
@@ -134,7 +133,7 @@ func printNeverWritten(pr printer, prefix string) error {
 
 // checkRange refuses a window that cannot be before anything is read, and
 // gives it the default --since.
-func checkRange(r *timeline.Range, sinceGiven bool) error {
+func checkRange(r *changes.Range, sinceGiven bool) error {
 	switch {
 	case sinceGiven && r.Since <= 0:
 		return fmt.Errorf("--since %s: want a positive duration, such as 10m", r.Since)
@@ -151,7 +150,7 @@ func checkRange(r *timeline.Range, sinceGiven bool) error {
 
 // printChanges writes the window, the counts of each group, then one row
 // per object.
-func printChanges(out io.Writer, p palette, prefix string, w timeline.Window) error {
+func printChanges(out io.Writer, p palette, prefix string, w changes.Window) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, line := range windowLines(prefix, w) {
 		fmt.Fprintln(tw, p.text(line))
@@ -184,7 +183,7 @@ func printChanges(out io.Writer, p palette, prefix string, w timeline.Window) er
 
 // windowLines say which revisions the window covers, their estimated
 // times, and how it was found.
-func windowLines(prefix string, w timeline.Window) []string {
+func windowLines(prefix string, w changes.Window) []string {
 	below := "every key"
 	if prefix != "" {
 		below = "keys below " + prefix
@@ -259,7 +258,7 @@ type (
 	}
 )
 
-func changesDoc(prefix string, w timeline.Window) changesJSON {
+func changesDoc(prefix string, w changes.Window) changesJSON {
 	doc := changesJSON{Prefix: prefix, From: revisionDoc(w.Times, w.From), To: revisionDoc(w.Times, w.To), Head: w.Head,
 		CompactedAt: w.CompactedAt, Since: w.Since, Notes: w.Notes, Events: w.Events, Counts: w.Counts, Groups: []changeGroupJSON{}}
 	for _, g := range w.Groups {

@@ -18,6 +18,7 @@ import (
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/changes"
 	"github.com/etcdscope/etcdscope/ui/cluster"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/history"
@@ -25,7 +26,6 @@ import (
 	uiowners "github.com/etcdscope/etcdscope/ui/owners"
 	uispace "github.com/etcdscope/etcdscope/ui/space"
 	"github.com/etcdscope/etcdscope/ui/tail"
-	"github.com/etcdscope/etcdscope/ui/timeline"
 	"github.com/etcdscope/etcdscope/ui/tree"
 	"github.com/etcdscope/etcdscope/ui/writepath"
 )
@@ -121,7 +121,7 @@ type Model struct {
 	history   *history.Model
 	cluster   *cluster.Model
 	writePath *writepath.Model
-	timeline  *timeline.Model
+	timeline  *changes.Model
 	space     *uispace.Model
 
 	// owners stands in for the tree and the object in browse while
@@ -162,7 +162,7 @@ func New(ctx context.Context, opts Options) *Model {
 		common: c, opts: opts, keys: DefaultKeyMap(), input: in, help: newHelp(c.Styles),
 		tree: tree.New(c, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), object: object.New(c), tail: tail.New(c, opts.TailBuffer, opts.Resolve),
 		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval, opts.Export), writePath: writepath.New(c, opts.WritePath),
-		timeline: timeline.New(c), space: uispace.New(c),
+		timeline: changes.New(c), space: uispace.New(c),
 	}
 	m.owners = uiowners.New(c)
 	m.focus()
