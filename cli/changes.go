@@ -11,9 +11,8 @@ import (
 
 	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
-	"github.com/etcdscope/etcdscope/decode/changes"
 	"github.com/etcdscope/etcdscope/etcdview"
-	"github.com/etcdscope/etcdscope/ui/timeline"
+	"github.com/etcdscope/etcdscope/etcdview/changes"
 	"github.com/spf13/cobra"
 )
 
@@ -22,7 +21,7 @@ const defaultSince = 10 * time.Minute
 
 func newChangesCmd(conn *cmdutil.ConnFlags) *cobra.Command {
 	var (
-		r      timeline.Range
+		r      changes.Range
 		output *cmdutil.PrintFlags
 	)
 	cmd := &cobra.Command{
@@ -73,7 +72,7 @@ time the file records, not from now. Nothing is written.`,
 	return cmd
 }
 
-func runChanges(cmd *cobra.Command, conn *cmdutil.ConnFlags, output *cmdutil.PrintFlags, r timeline.Range) error {
+func runChanges(cmd *cobra.Command, conn *cmdutil.ConnFlags, output *cmdutil.PrintFlags, r changes.Range) error {
 	pr, err := output.ToPrinter(cmd)
 	if err != nil {
 		return err
@@ -99,7 +98,7 @@ func runChanges(cmd *cobra.Command, conn *cmdutil.ConnFlags, output *cmdutil.Pri
 			}
 			return err
 		}
-		w, err := timeline.Read(cmd.Context(), src, dec, r)
+		w, err := changes.Read(cmd.Context(), src, dec, r, nil)
 		if err != nil {
 			return err
 		}
@@ -135,7 +134,7 @@ func printNeverWritten(pr cmdutil.Printer, prefix string) error {
 
 // checkRange refuses a window that cannot be before anything is read, and
 // gives it the default --since.
-func checkRange(r *timeline.Range, sinceGiven bool) error {
+func checkRange(r *changes.Range, sinceGiven bool) error {
 	switch {
 	case sinceGiven && r.Since <= 0:
 		return fmt.Errorf("--since %s: want a positive duration, such as 10m", r.Since)
@@ -152,7 +151,7 @@ func checkRange(r *timeline.Range, sinceGiven bool) error {
 
 // printChanges writes the window, the counts of each group, then one row
 // per object.
-func printChanges(out io.Writer, p cmdutil.Palette, prefix string, w timeline.Window) error {
+func printChanges(out io.Writer, p cmdutil.Palette, prefix string, w changes.Window) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, line := range windowLines(prefix, w) {
 		fmt.Fprintln(tw, p.Text(line))
@@ -185,7 +184,7 @@ func printChanges(out io.Writer, p cmdutil.Palette, prefix string, w timeline.Wi
 
 // windowLines say which revisions the window covers, their estimated
 // times, and how it was found.
-func windowLines(prefix string, w timeline.Window) []string {
+func windowLines(prefix string, w changes.Window) []string {
 	below := "every key"
 	if prefix != "" {
 		below = "keys below " + prefix
@@ -260,7 +259,7 @@ type (
 	}
 )
 
-func changesDoc(prefix string, w timeline.Window) changesJSON {
+func changesDoc(prefix string, w changes.Window) changesJSON {
 	doc := changesJSON{Prefix: prefix, From: revisionDoc(w.Times, w.From), To: revisionDoc(w.Times, w.To), Head: w.Head,
 		CompactedAt: w.CompactedAt, Since: w.Since, Notes: w.Notes, Events: w.Events, Counts: w.Counts, Groups: []changeGroupJSON{}}
 	for _, g := range w.Groups {

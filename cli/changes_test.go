@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
-	"github.com/etcdscope/etcdscope/decode/changes"
 	"github.com/etcdscope/etcdscope/embedded"
+	"github.com/etcdscope/etcdscope/etcdview/changes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	coordinationv1 "k8s.io/api/coordination/v1"
 )

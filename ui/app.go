@@ -21,12 +21,12 @@ import (
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/changes"
 	"github.com/etcdscope/etcdscope/ui/cluster"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/history"
 	"github.com/etcdscope/etcdscope/ui/space"
 	"github.com/etcdscope/etcdscope/ui/tail"
-	"github.com/etcdscope/etcdscope/ui/timeline"
 	"github.com/etcdscope/etcdscope/ui/tree"
 	"github.com/etcdscope/etcdscope/ui/writepath"
 )
@@ -107,7 +107,7 @@ type Model struct {
 	tail     *tail.Model
 	history  *history.Model
 	cluster  *cluster.Model
-	timeline *timeline.Model
+	timeline *changes.Model
 	space    *space.Model
 
 	flash    string
@@ -140,7 +140,7 @@ func New(ctx context.Context, opts Options) *Model {
 		common: c, opts: opts, keys: keys, input: in, help: newHelp(c.Styles),
 		browse: newBrowse(c, keys, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), tail: tail.New(c, opts.TailBuffer, opts.Resolve),
 		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval, opts.Export),
-		timeline: timeline.New(c), space: space.New(c),
+		timeline: changes.New(c), space: space.New(c),
 	}
 	m.screens = m.newScreens()
 	m.focus()

@@ -2,7 +2,7 @@ package ui
 
 import (
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/etcdscope/etcdscope/ui/timeline"
+	"github.com/etcdscope/etcdscope/ui/changes"
 )
 
 // The screens that read on demand, opened from a key or a command.
@@ -20,7 +20,7 @@ func (m *Model) openTimeline(args []string, always bool) tea.Cmd {
 	if m.timeline.Opened() && !always {
 		return nil
 	}
-	r, err := timeline.ParseWindow(args)
+	r, err := changes.ParseWindow(args)
 	if err != nil {
 		return m.setFlash(err.Error(), true)
 	}

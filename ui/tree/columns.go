@@ -8,8 +8,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/etcdscope/etcdscope/decode"
-	"github.com/etcdscope/etcdscope/decode/changes"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/changes"
 	"github.com/etcdscope/etcdscope/ui/common"
 )
 

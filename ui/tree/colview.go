@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/etcdscope/etcdscope/decode/changes"
+	"github.com/etcdscope/etcdscope/etcdview/changes"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"k8s.io/apimachinery/pkg/util/duration"
 )

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -60,11 +61,24 @@ type history struct {
 	rev    int64
 	values map[string][]byte
 	revs   map[string]int64
-	events []Event
+	events []etcdview.Event
 }
 
 func newHistory(t *testing.T, rev int64) *history {
 	return &history{t: t, rev: rev, values: map[string][]byte{}, revs: map[string]int64{}}
+}
+
+// event is a change of key at rev, with the value before it (none when
+// prev is nil), as a watch with previous values delivers it.
+func event(typ etcdview.EventType, key string, rev int64, value, prev []byte, prevRev int64) etcdview.Event {
+	ev := etcdview.Event{Type: typ, KV: etcdview.KV{Key: key, ModRevision: rev, Value: value}}
+	if typ != etcdview.Deleted {
+		ev.KV.CreateRevision = rev
+	}
+	if prev != nil {
+		ev.Prev = &etcdview.KV{Key: key, Value: prev, ModRevision: prevRev}
+	}
+	return ev
 }
 
 // before sets what a key held before the window, without an event.
@@ -77,30 +91,32 @@ func (h *history) before(obj k8sruntime.Object) {
 func (h *history) write(obj k8sruntime.Object) {
 	key, v := encode(h.t, obj)
 	h.rev++
-	ev := Event{Type: Modified, Key: key, Revision: h.rev, Value: v, Prev: h.values[key], PrevRevision: h.revs[key], CreateRevision: h.rev}
-	if ev.Prev == nil {
-		ev.Type, ev.PrevRevision = Added, 0
+	typ := etcdview.Modified
+	if h.values[key] == nil {
+		typ = etcdview.Added
 	}
+	h.events = append(h.events, event(typ, key, h.rev, v, h.values[key], h.revs[key]))
 	h.values[key], h.revs[key] = v, h.rev
-	h.events = append(h.events, ev)
 }
 
 func (h *history) remove(obj k8sruntime.Object) {
 	key, _ := encode(h.t, obj)
 	h.rev++
-	h.events = append(h.events, Event{Type: Deleted, Key: key, Revision: h.rev, Prev: h.values[key], PrevRevision: h.revs[key]})
+	h.events = append(h.events, event(etcdview.Deleted, key, h.rev, nil, h.values[key], h.revs[key]))
 	delete(h.values, key)
 }
 
-func (h *history) window() *Window {
-	w := NewWindow()
+// window is the reported window of the events written.
+func (h *history) window() Window {
+	var w Window
 	for _, ev := range h.events {
-		w.Add(ev)
+		w.add(ev)
 	}
+	w.report(decode.Decoder{})
 	return w
 }
 
-func findObject(t *testing.T, r Report, resource, ns, name string) (Group, Object) {
+func findObject(t *testing.T, r Window, resource, ns, name string) (Group, Object) {
 	t.Helper()
 	for _, g := range r.Groups {
 		if g.Resource != resource || g.Namespace != ns {
@@ -133,9 +149,9 @@ func TestWindowCountsAndSummarisesEachObject(t *testing.T) {
 	h.write(configMap("kube-system", "brief", "y"))
 	h.remove(configMap("kube-system", "brief", "y"))
 
-	r := h.window().Report(decode.Decoder{}, nil)
-	if r.From != from || r.To != h.rev || r.Events != 7 {
-		t.Errorf("window %d-%d with %d events, want %d-%d with 7", r.From, r.To, r.Events, from, h.rev)
+	r := h.window()
+	if first, last := span(r); first != from || last != h.rev || r.Events != 7 {
+		t.Errorf("window %d-%d with %d events, want %d-%d with 7", first, last, r.Events, from, h.rev)
 	}
 	if want := (Counts{Added: 2, Modified: 3, Deleted: 2}); r.Counts != want {
 		t.Errorf("counts %+v, want %+v", r.Counts, want)
@@ -183,8 +199,7 @@ func TestSummaryIsFromBeforeTheWindowToItsEnd(t *testing.T) {
 	for _, n := range []int32{2, 5, 3} {
 		h.write(deployment(n, nil))
 	}
-	r := h.window().Report(decode.Decoder{}, nil)
-	_, o := findObject(t, r, "deployments", "default", "web")
+	_, o := findObject(t, h.window(), "deployments", "default", "web")
 	if o.Summary != "spec.replicas 1→3" || o.Modified != 3 {
 		t.Errorf("summary %q after %d writes, want spec.replicas 1→3 after 3", o.Summary, o.Modified)
 	}
@@ -195,19 +210,22 @@ func TestSummaryIsFromBeforeTheWindowToItsEnd(t *testing.T) {
 
 func TestSummaryWithoutTheValueBeforeSaysItIsGone(t *testing.T) {
 	key, v := encode(t, deployment(2, nil))
-	w := NewWindow()
-	w.Add(Event{Type: Modified, Key: key, Revision: 50, Value: v, CreateRevision: 3})
-	_, o := findObject(t, w.Report(decode.Decoder{}, nil), "deployments", "default", "web")
+	var w Window
+	ev := event(etcdview.Modified, key, 50, v, nil, 0)
+	ev.KV.CreateRevision = 3
+	w.add(ev)
+	w.report(decode.Decoder{})
+	_, o := findObject(t, w, "deployments", "default", "web")
 	if o.Summary != "(the value before the window is gone)" {
 		t.Errorf("summary %q", o.Summary)
 	}
 }
 
 func TestKeysThatAreNotObjectsAreGroupedApart(t *testing.T) {
-	w := NewWindow()
-	w.Add(Event{Type: Added, Key: "compact_rev_key", Revision: 7, Value: []byte("6"), CreateRevision: 7})
-	w.Add(Event{Type: Added, Key: "/registry/\x1b]0;x\x07", Revision: 8, Value: []byte("v"), CreateRevision: 8})
-	r := w.Report(decode.Decoder{}, nil)
+	var r Window
+	r.add(event(etcdview.Added, "compact_rev_key", 7, []byte("6"), nil, 0))
+	r.add(event(etcdview.Added, "/registry/\x1b]0;x\x07", 8, []byte("v"), nil, 0))
+	r.report(decode.Decoder{})
 	if len(r.Groups) != 1 || r.Groups[0].Resource != "" || len(r.Groups[0].Objects) != 2 {
 		t.Fatalf("groups %+v, want one group of the two keys", r.Groups)
 	}
@@ -229,13 +247,13 @@ func TestWindowMemoryDoesNotGrowWithRevisions(t *testing.T) {
 		return s.HeapAlloc
 	}
 	start := heap()
-	w := NewWindow()
+	var w Window
 	prev := make([][]byte, keys)
 	for rev := range revisions {
 		k := rev % keys
 		v := make([]byte, size)
 		v[0] = byte(rev)
-		w.Add(Event{Type: Modified, Key: fmt.Sprintf("/registry/configmaps/default/cm-%d", k), Revision: int64(rev + 1), Value: v, Prev: prev[k]})
+		w.add(event(etcdview.Modified, fmt.Sprintf("/registry/configmaps/default/cm-%d", k), int64(rev+1), v, prev[k], 0))
 		prev[k] = v
 	}
 	grown := int64(heap()) - int64(start)
@@ -244,7 +262,7 @@ func TestWindowMemoryDoesNotGrowWithRevisions(t *testing.T) {
 	if limit := int64(4 << 20); grown > limit {
 		t.Errorf("the window holds %d bytes after %d revisions of %d keys, more than %d", grown, revisions, keys, limit)
 	}
-	if w.Events() != revisions {
-		t.Errorf("%d events counted, want %d", w.Events(), revisions)
+	if w.Events != revisions {
+		t.Errorf("%d events counted, want %d", w.Events, revisions)
 	}
 }

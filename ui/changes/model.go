@@ -1,4 +1,4 @@
-package timeline
+package changes
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/etcdscope/etcdscope/decode/changes"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/changes"
 	"github.com/etcdscope/etcdscope/ui/common"
 )
 
@@ -31,7 +31,7 @@ const (
 // WindowMsg carries a window read for the screen, or why it could not be.
 type WindowMsg struct {
 	gen int
-	win Window
+	win changes.Window
 	err error
 }
 
@@ -52,12 +52,12 @@ type row struct {
 type Model struct {
 	common common.Common
 	keys   KeyMap
-	asked  Range
+	asked  changes.Range
 	gen    int                // the read whose answer the screen waits for
 	cancel context.CancelFunc // ends the read that runs
-	read   *Progress          // how far the read that runs has come
+	read   *changes.Progress  // how far the read that runs has come
 	state  state
-	win    Window
+	win    changes.Window
 	err    error
 	rows   []row
 	cursor common.Cursor
@@ -75,8 +75,8 @@ func (m *Model) Opened() bool { return m.state != idle }
 // ParseWindow reads the arguments of :changes: a duration ("30m") for the
 // changes since then, or a revision to start from (DefaultSince when
 // neither), and a prefix to read below ("/registry/deployments/").
-func ParseWindow(args []string) (Range, error) {
-	r := Range{Since: DefaultSince}
+func ParseWindow(args []string) (changes.Range, error) {
+	r := changes.Range{Since: DefaultSince}
 	window := false
 	for _, a := range args {
 		rev, revErr := strconv.ParseInt(a, 10, 64)
@@ -85,11 +85,11 @@ func ParseWindow(args []string) (Range, error) {
 		case strings.HasPrefix(a, "/") && r.Prefix == "":
 			r.Prefix = a
 		case !window && revErr == nil && rev > 0:
-			r, window = Range{Prefix: r.Prefix, From: rev}, true
+			r, window = changes.Range{Prefix: r.Prefix, From: rev}, true
 		case !window && durErr == nil && d > 0:
 			r.Since, window = d, true
 		default:
-			return Range{}, fmt.Errorf(":changes %s: want a duration (30m) or a revision (1200), and a prefix (/registry/pods/)", strings.Join(args, " "))
+			return changes.Range{}, fmt.Errorf(":changes %s: want a duration (30m) or a revision (1200), and a prefix (/registry/pods/)", strings.Join(args, " "))
 		}
 	}
 	return r, nil
@@ -100,7 +100,7 @@ func ParseWindow(args []string) (Range, error) {
 // from the newest recorded time in a data file, whose head is in the past.
 // A read still running is stopped: a live watch over a long window reads
 // every revision of it, for nothing once another window is asked.
-func (m *Model) Open(r Range) tea.Cmd {
+func (m *Model) Open(r changes.Range) tea.Cmd {
 	if _, file := m.common.Src.(*etcdview.File); r.Since > 0 && r.Now.IsZero() && !file {
 		r.Now = time.Now()
 	}
@@ -108,10 +108,10 @@ func (m *Model) Open(r Range) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.common.Ctx)
 	m.asked, m.state, m.err = r, loading, nil
 	m.gen++
-	m.cancel, m.read = cancel, new(Progress)
+	m.cancel, m.read = cancel, new(changes.Progress)
 	gen, c, p := m.gen, m.common, m.read
 	return tea.Batch(func() tea.Msg {
-		w, err := read(ctx, c.Src, c.Decoder, r, p)
+		w, err := changes.Read(ctx, c.Src, c.Decoder, r, p)
 		return WindowMsg{gen: gen, win: w, err: err}
 	}, m.tick(gen))
 }
@@ -172,7 +172,7 @@ const maxNameWidth = 40
 
 // rowsOf lays the window out: each group's counts, then its objects, their
 // names in a column.
-func rowsOf(s *common.Styles, w Window) []row {
+func rowsOf(s *common.Styles, w changes.Window) []row {
 	width := 0
 	for _, g := range w.Groups {
 		for _, o := range g.Objects {
@@ -211,7 +211,7 @@ func rowsOf(s *common.Styles, w Window) []row {
 // so that the writers fit beside them.
 type stamps struct{ day string } // "2006-01-02"; "" when the window spans days
 
-func stampsOf(w Window) stamps {
+func stampsOf(w changes.Window) stamps {
 	from, to := w.Times.At(w.From), w.Times.At(w.To)
 	day := to.Time.UTC().Format(time.DateOnly)
 	if to.Bound == changes.Unknown || from.Bound != changes.Unknown && from.Time.UTC().Format(time.DateOnly) != day {

@@ -1,4 +1,4 @@
-package timeline
+package changes
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
-	"github.com/etcdscope/etcdscope/decode/changes"
 	"github.com/etcdscope/etcdscope/etcdview"
 	coordinationv1 "k8s.io/api/coordination/v1"
 )
@@ -18,39 +17,13 @@ import (
 type Range struct {
 	Prefix string // keys below it; "" for every key
 	// Since, when > 0, starts the window at the revision estimated at
-	// Now - Since (changes.TimeMap.Start); else From is the first revision.
+	// Now - Since (TimeMap.Start); else From is the first revision.
 	Since time.Duration
 	From  int64
 	To    int64 // the last revision; 0 for the head when the read starts
 	// Now is the time Since counts back from; zero means the newest time
 	// the store records (for a data file, whose head is in the past).
 	Now time.Time
-}
-
-// Window is a read window: its report, and how it was found.
-type Window struct {
-	changes.Report
-	Times *changes.TimeMap
-	// From and To are the window's revisions, both included: the range
-	// read, whether or not each revision changed a key below the prefix.
-	From, To int64
-	Head     int64 // the store's revision when the read started
-	// CompactedAt is where etcd's history begins, when the start asked
-	// for was compacted away: the window starts there instead.
-	CompactedAt int64
-	// Since says how Range.Since became From, "" when it did not.
-	Since string
-	// Notes are what the watch said about its stream (a resume, a gap).
-	Notes []string
-}
-
-// Span names the window's revisions: "revisions 5-12", or none when its
-// start is after its end (nothing was written since the time asked).
-func (w Window) Span() string {
-	if w.From > w.To {
-		return fmt.Sprintf("no revision: the window starts after revision %d", w.To)
-	}
-	return fmt.Sprintf("revisions %d-%d", w.From, w.To)
 }
 
 // progressInterval is how often a live watch that has caught up is asked
@@ -85,18 +58,14 @@ func (p *Progress) reached(rev int64) {
 // backend, and each event's previous value, to send those below the
 // prefix: the cost of `etcdctl watch --prev-kv --rev`. Nothing is written.
 // d decodes what the report shows; the times come from the Leases at the
-// head and the values of the window.
-func Read(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range) (Window, error) {
-	return read(ctx, src, d, r, nil)
-}
-
-// read is Read, recording in p (nil: nowhere) how far it has come.
-func read(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range, p *Progress) (Window, error) {
+// head and the values of the window. p, when not nil, records how far the
+// read has come, for a screen to show while it runs.
+func Read(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range, p *Progress) (Window, error) {
 	st, err := src.Status(ctx)
 	if err != nil {
 		return Window{}, err
 	}
-	w := Window{Head: st.Revision, To: r.To, From: r.From, Times: &changes.TimeMap{}}
+	w := Window{Head: st.Revision, To: r.To, From: r.From, Times: &TimeMap{}}
 	if w.To == 0 {
 		w.To = w.Head
 	}
@@ -115,14 +84,13 @@ func read(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range, p
 	if w.From < 1 {
 		return w, fmt.Errorf("the first revision %d is not a revision: revisions start at 1", w.From)
 	}
-	win := changes.NewWindow()
 	p.window(w.From, w.To)
 	if w.From <= w.To {
-		if err := w.watch(ctx, src, r.Prefix, win, p); err != nil {
+		if err := w.watch(ctx, src, r.Prefix, p); err != nil {
 			return w, err
 		}
 	}
-	w.Report = win.Report(d, w.Times)
+	w.report(d)
 	return w, nil
 }
 
@@ -131,7 +99,7 @@ func read(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range, p
 // every 10 s or a leader election's every 2 s, each write with the
 // holder's time. Leases are few (one a node, one a controller) and
 // their renewals are the most recent times a store holds.
-func headTimes(ctx context.Context, src etcdview.Source, d decode.Decoder, rev int64, times *changes.TimeMap) (*etcdview.KV, error) {
+func headTimes(ctx context.Context, src etcdview.Source, d decode.Decoder, rev int64, times *TimeMap) (*etcdview.KV, error) {
 	res, _ := decode.LookupResource("Lease")
 	prefix := ""
 	if len(d.Keys.Prefixes) > 0 {
@@ -139,12 +107,8 @@ func headTimes(ctx context.Context, src etcdview.Source, d decode.Decoder, rev i
 	}
 	d.JSONOnly = true
 	var clock *etcdview.KV
-	page := etcdview.PageToken{Values: true}
-	for {
-		p, err := src.List(ctx, res.KeyPrefix(prefix, ""), rev, page)
-		if err != nil {
-			return nil, fmt.Errorf("read the Leases at revision %d: %w", rev, err)
-		}
+	pages := etcdview.Pages(src, res.KeyPrefix(prefix, ""), rev, etcdview.Paging{Values: true})
+	err := pages(ctx, func(p etcdview.Page) error {
 		for _, kv := range p.Keys {
 			o := d.DecodeAt(kv.Key, kv.Value, kv.ModRevision)
 			times.Observe(o, kv.ModRevision, kv.CreateRevision)
@@ -156,15 +120,16 @@ func headTimes(ctx context.Context, src etcdview.Source, d decode.Decoder, rev i
 				clock = &kv
 			}
 		}
-		if p.Next == nil {
-			return clock, nil
-		}
-		page = *p.Next
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the Leases at revision %d: %w", rev, err)
 	}
+	return clock, nil
 }
 
 // since sets w.From to the revision estimated at r.Now - r.Since: the clock
-// Lease's renewals are searched for that time (changes.TimeMap.SearchClock),
+// Lease's renewals are searched for that time (TimeMap.SearchClock),
 // then the map says which revision follows the last one recorded before it.
 func (w *Window) since(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range, clock *etcdview.KV, compacted int64) error {
 	now, what := r.Now, "now"
@@ -202,7 +167,7 @@ func (w *Window) since(ctx context.Context, src etcdview.Source, d decode.Decode
 }
 
 // clockRead reads the clock Lease's renew time as of a revision.
-func clockRead(ctx context.Context, src etcdview.Source, d decode.Decoder, key string) changes.ClockRead {
+func clockRead(ctx context.Context, src etcdview.Source, d decode.Decoder, key string) ClockRead {
 	d.JSONOnly = true
 	return func(rev int64) (int64, time.Time, error) {
 		kv, err := src.Get(ctx, key, rev)
@@ -217,17 +182,16 @@ func clockRead(ctx context.Context, src etcdview.Source, d decode.Decoder, key s
 	}
 }
 
-// watch adds the window's events to win: a watch from w.From, ended after
-// w.To. A live watch never ends by itself: it ends at an event after w.To,
+// watch adds the window's events: a watch from w.From, ended after w.To. A live watch never ends by itself: it ends at an event after w.To,
 // or when a progress notification says etcd has sent everything up to it.
-func (w *Window) watch(ctx context.Context, src etcdview.Source, prefix string, win *changes.Window, p *Progress) error {
+func (w *Window) watch(ctx context.Context, src etcdview.Source, prefix string, p *Progress) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := src.Watch(ctx, prefix, etcdview.WatchOptions{Rev: w.From, ContinueAfterCompaction: true, ProgressInterval: progressInterval})
 	for b := range batches {
 		var compacted *etcdview.CompactedError
 		switch {
-		case errors.As(b.Err, &compacted) && w.CompactedAt == 0 && win.Events() == 0:
+		case errors.As(b.Err, &compacted) && w.CompactedAt == 0 && w.Events == 0:
 			w.CompactedAt, w.From = compacted.Compacted, compacted.Compacted
 			p.window(w.From, w.To)
 			continue
@@ -248,7 +212,7 @@ func (w *Window) watch(ctx context.Context, src etcdview.Source, prefix string, 
 			if ev.KV.ModRevision > w.To {
 				return nil
 			}
-			win.Add(eventOf(ev))
+			w.add(ev)
 		}
 		if b.Progress && b.Revision >= w.To {
 			return nil
@@ -258,13 +222,4 @@ func (w *Window) watch(ctx context.Context, src etcdview.Source, prefix string, 
 		}
 	}
 	return ctx.Err()
-}
-
-func eventOf(ev etcdview.Event) changes.Event {
-	c := changes.Event{Type: changes.Type(ev.Type), Key: ev.KV.Key, Revision: ev.KV.ModRevision,
-		CreateRevision: ev.KV.CreateRevision, Value: ev.KV.Value}
-	if ev.Prev != nil {
-		c.Prev, c.PrevRevision = ev.Prev.Value, ev.Prev.ModRevision
-	}
-	return c
 }

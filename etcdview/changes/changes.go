@@ -1,40 +1,20 @@
-// Package changes is the model behind `etcdscope changes` and the timeline
-// screen: fed the events of a window of revisions, it groups them by
-// resource and namespace, counts what happened to each object, and says of
-// each object which fields changed and who wrote it. It does no I/O.
+// Package changes is the feature behind `etcdscope changes` and screen 7:
+// the read of a window of revisions (Read: a watch from its first revision,
+// ended at its last, and the Leases that say when each revision was), and
+// its model, which groups the window's events by resource and namespace,
+// counts what happened to each object, and says of each object which
+// fields changed and who wrote it, from the values alone.
 package changes
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/etcdview"
 )
-
-// Type is what an event did to its key, in kubectl's watch words.
-type Type string
-
-const (
-	Added    Type = "ADDED"
-	Modified Type = "MODIFIED"
-	Deleted  Type = "DELETED"
-)
-
-// Event is one change of one key, as a watch delivers it.
-type Event struct {
-	Type     Type
-	Key      string
-	Revision int64 // the revision of the change
-	// CreateRevision is the key's create revision after the change; 0
-	// for a deletion.
-	CreateRevision int64
-	Value          []byte // after the change; nil for a deletion
-	// Prev is the value before the change, written at PrevRevision; nil
-	// when the key did not exist before, or the source no longer held it.
-	Prev         []byte
-	PrevRevision int64
-}
 
 // Counts are a window's events of each type.
 type Counts struct {
@@ -43,11 +23,11 @@ type Counts struct {
 	Deleted  int `json:"deleted"`
 }
 
-func (c *Counts) add(t Type) {
+func (c *Counts) add(t etcdview.EventType) {
 	switch t {
-	case Added:
+	case etcdview.Added:
 		c.Added++
-	case Deleted:
+	case etcdview.Deleted:
 		c.Deleted++
 	default:
 		c.Modified++
@@ -63,19 +43,48 @@ func (c *Counts) plus(o Counts) {
 // Total is the number of events counted.
 func (c Counts) Total() int { return c.Added + c.Modified + c.Deleted }
 
-// Window gathers the events of a span of revisions, in revision order.
+// Window is what changed in a span of revisions, and how the span was
+// found: Read sets its bounds, then adds the events of a watch over it, in
+// revision order, and reports them.
 //
-// What it keeps of each key is what the report needs: the counts, the value
-// the key held before the window (the Prev of its first event) and its
-// newest value (for a deletion, the value before it), as etcd stores them.
-// Nothing is decoded until Report, which decodes the two values of one key
-// at a time. So memory grows with the number of keys the window touched, at
-// most two values each, not with its revisions: 100k renewals of 5,000
-// Leases hold 10,000 values, and never 100k decoded objects.
+// What it keeps of each key, until the report, is what the report needs:
+// the counts, the value the key held before the window (the Prev of its
+// first event) and its newest value (for a deletion, the value before it),
+// as etcd stores them. Nothing is decoded until report, which decodes the
+// two values of one key at a time. So memory grows with the number of keys
+// the window touched, at most two values each, not with its revisions:
+// 100k renewals of 5,000 Leases hold 10,000 values, and never 100k decoded
+// objects.
 type Window struct {
-	keys     map[string]*tracked
-	from, to int64 // the first and last revision of an event
-	events   int
+	// From and To are the window's revisions, both included: the range
+	// read, whether or not each revision changed a key below the prefix.
+	From, To int64
+	Head     int64 // the store's revision when the read started
+	// CompactedAt is where etcd's history begins, when the start asked
+	// for was compacted away: the window starts there instead.
+	CompactedAt int64
+	// Since says how Range.Since became From, "" when it did not.
+	Since string
+	// Notes are what the watch said about its stream (a resume, a gap).
+	Notes []string
+	// Times are what the Leases at the head and the window's values say
+	// of time.
+	Times *TimeMap
+
+	Events int
+	Counts Counts
+	Groups []Group // by group, resource, then namespace
+
+	keys map[string]*tracked // until report
+}
+
+// Span names the window's revisions: "revisions 5-12", or none when its
+// start is after its end (nothing was written since the time asked).
+func (w Window) Span() string {
+	if w.From > w.To {
+		return fmt.Sprintf("no revision: the window starts after revision %d", w.To)
+	}
+	return fmt.Sprintf("revisions %d-%d", w.From, w.To)
 }
 
 // tracked is one key's part of a window.
@@ -95,49 +104,43 @@ type tracked struct {
 	createRev int64
 }
 
-// NewWindow is an empty window.
-func NewWindow() *Window { return &Window{keys: map[string]*tracked{}} }
-
-// Add counts ev and keeps what the report needs of it. Events must come in
+// add counts ev and keeps what the report needs of it. Events must come in
 // revision order, as a watch delivers them.
-func (w *Window) Add(ev Event) {
-	if w.events == 0 {
-		w.from = ev.Revision
+func (w *Window) add(ev etcdview.Event) {
+	if w.keys == nil {
+		w.keys = map[string]*tracked{}
 	}
-	w.to = ev.Revision
-	w.events++
-	t := w.keys[ev.Key]
+	w.Events++
+	rev := ev.KV.ModRevision
+	prev, prevRev := previous(ev)
+	t := w.keys[ev.KV.Key]
 	if t == nil {
-		t = &tracked{first: ev.Revision, existed: ev.Type != Added}
+		t = &tracked{first: rev, existed: ev.Type != etcdview.Added}
 		if t.existed {
-			t.before, t.beforeRev = ev.Prev, ev.PrevRevision
+			t.before, t.beforeRev = prev, prevRev
 		}
-		w.keys[ev.Key] = t
+		w.keys[ev.KV.Key] = t
 	}
 	t.counts.add(ev.Type)
-	t.last = ev.Revision
-	if ev.Type == Deleted {
+	t.last = rev
+	if ev.Type == etcdview.Deleted {
 		t.exists = false
-		if ev.Prev != nil {
-			t.value, t.valueRev = ev.Prev, ev.PrevRevision
+		if prev != nil {
+			t.value, t.valueRev = prev, prevRev
 		}
 		return
 	}
 	t.exists = true
-	t.value, t.valueRev, t.createRev = ev.Value, ev.Revision, ev.CreateRevision
+	t.value, t.valueRev, t.createRev = ev.KV.Value, rev, ev.KV.CreateRevision
 }
 
-// Events is how many events the window holds.
-func (w *Window) Events() int { return w.events }
-
-// Report is a window's changes, grouped.
-type Report struct {
-	// From and To are the revisions of the window's first and last
-	// event; 0 when it has none.
-	From, To int64
-	Events   int
-	Counts   Counts
-	Groups   []Group // by group, resource, then namespace
+// previous is the value ev replaced and its revision; nil when the key did
+// not exist before, or the source no longer held it.
+func previous(ev etcdview.Event) ([]byte, int64) {
+	if ev.Prev == nil {
+		return nil, 0
+	}
+	return ev.Prev.Value, ev.Prev.ModRevision
 }
 
 // Group is the changes of one resource in one namespace.
@@ -187,13 +190,12 @@ func (o Object) Revisions() string {
 	return strconv.FormatInt(o.FirstRevision, 10) + "-" + strconv.FormatInt(o.LastRevision, 10)
 }
 
-// Report decodes what the window kept, one key at a time, with d, and
-// records what the values say of time in times (nil records nothing).
-// Summaries compare the objects' fields (decode.DiffSummary), never their
-// YAML, so none is rendered.
-func (w *Window) Report(d decode.Decoder, times *TimeMap) Report {
+// report decodes what the window kept, one key at a time, with d, into its
+// groups, records what the values say of time in w.Times (nil records
+// nothing), and lets go of the values. Summaries compare the objects'
+// fields (decode.DiffSummary), never their YAML, so none is rendered.
+func (w *Window) report(d decode.Decoder) {
 	d.JSONOnly = true
-	r := Report{From: w.from, To: w.to, Events: w.events}
 	type groupKey struct{ group, resource, namespace string }
 	groups := map[groupKey]*Group{}
 	for key, t := range w.keys {
@@ -207,20 +209,20 @@ func (w *Window) Report(d decode.Decoder, times *TimeMap) Report {
 			g = &Group{Group: gk.group, Resource: gk.resource, Namespace: gk.namespace}
 			groups[gk] = g
 		}
-		o := t.report(d, key, times)
+		o := t.report(d, key, w.Times)
 		o.Name = name
 		g.Counts.plus(o.Counts)
-		r.Counts.plus(o.Counts)
+		w.Counts.plus(o.Counts)
 		g.Objects = append(g.Objects, o)
 	}
+	w.keys = nil
 	for _, g := range groups {
 		slices.SortFunc(g.Objects, func(a, b Object) int { return cmp.Compare(a.Name, b.Name) })
-		r.Groups = append(r.Groups, *g)
+		w.Groups = append(w.Groups, *g)
 	}
-	slices.SortFunc(r.Groups, func(a, b Group) int {
+	slices.SortFunc(w.Groups, func(a, b Group) int {
 		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Namespace, b.Namespace))
 	})
-	return r
 }
 
 // report decodes the key's two values and says what changed and who wrote.

@@ -1,4 +1,4 @@
-package timeline
+package changes
 
 import (
 	"context"
@@ -13,15 +13,37 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/etcdscope/etcdscope/decode"
+	"github.com/etcdscope/etcdscope/etcdview/changes"
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 	"github.com/muesli/termenv"
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func init() { lipgloss.SetColorProfile(termenv.Ascii) }
+
+var t0 = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+
+func nodeLease(name string, renew time.Time) *coordinationv1.Lease {
+	return etcdviewtest.NodeLease(name, t0, renew)
+}
+
+// cluster is a store where a node's Lease is renewed every 10 s, and one
+// ConfigMap is written between two renewals, for a minute and a half; a
+// second Lease, renewed once, is not the clock.
+func cluster() *uitest.Source {
+	src := uitest.New()
+	src.PutObject(nodeLease("idle", t0))
+	for i := range 10 {
+		src.PutObject(nodeLease("node-1", t0.Add(time.Duration(i)*10*time.Second)))
+		src.PutObject(etcdviewtest.ConfigMap(fmt.Sprintf("cm-%d", i)))
+	}
+	return src
+}
 
 func managed(manager string, op metav1.ManagedFieldsOperationType, sub string, at time.Time) metav1.ManagedFieldsEntry {
 	mt := metav1.NewTime(at)
@@ -42,8 +64,8 @@ func web(replicas int32, mf ...metav1.ManagedFieldsEntry) *appsv1.Deployment {
 // deleted; and a ConfigMap whose name holds an escape sequence.
 func rollout(t *testing.T) *uitest.Source {
 	src := uitest.New()
-	src.PutObject(configMap("old"))
-	settings := configMap("settings")
+	src.PutObject(etcdviewtest.ConfigMap("old"))
+	settings := etcdviewtest.ConfigMap("settings")
 	src.PutObject(settings)
 	for i := range 4 {
 		src.PutObject(nodeLease("node-1", t0.Add(time.Duration(i)*10*time.Second)))
@@ -68,7 +90,7 @@ func rollout(t *testing.T) *uitest.Source {
 // screen runs the timeline alone as a program.
 type screen struct {
 	m *Model
-	r Range
+	r changes.Range
 }
 
 func (s screen) Init() tea.Cmd { return s.m.Open(s.r) }
@@ -84,7 +106,7 @@ func (s screen) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (s screen) View() string { return s.m.View() }
 
-func start(t *testing.T, src *uitest.Source, r Range) *teatest.TestModel {
+func start(t *testing.T, src *uitest.Source, r changes.Range) *teatest.TestModel {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	m := New(common.Common{Ctx: ctx, Src: src, Styles: common.DefaultStyles(), Decoder: decode.Decoder{}})
@@ -98,7 +120,7 @@ func waitScreen(t *testing.T, tm *teatest.TestModel, want ...string) {
 }
 
 func TestGoldenTimeline(t *testing.T) {
-	tm := start(t, rollout(t), Range{Since: 25 * time.Second, Now: t0.Add(30 * time.Second)})
+	tm := start(t, rollout(t), changes.Range{Since: 25 * time.Second, Now: t0.Add(30 * time.Second)})
 	waitScreen(t, tm, "kubectl-edit", "deploy-tool")
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
@@ -124,7 +146,7 @@ func TestEnterOpensTheHistoryAtTheLastChange(t *testing.T) {
 		}
 		return m.Update(msg)
 	}
-	uitest.Drive(t, update, m.Open(Range{From: 2}))
+	uitest.Drive(t, update, m.Open(changes.Range{From: 2}))
 	uitest.Press(t, update, "enter") // the first group's row
 	if len(opened) != 0 {
 		t.Errorf("enter on a group opened %+v", opened)
@@ -139,18 +161,18 @@ func TestEnterOpensTheHistoryAtTheLastChange(t *testing.T) {
 func TestParseWindow(t *testing.T) {
 	tests := []struct {
 		args    []string
-		want    Range
+		want    changes.Range
 		wantErr bool
 	}{
-		{nil, Range{Since: DefaultSince}, false},
-		{[]string{"30m"}, Range{Since: 30 * time.Minute}, false},
-		{[]string{"1200"}, Range{From: 1200}, false},
-		{[]string{"/registry/pods/", "1h"}, Range{Prefix: "/registry/pods/", Since: time.Hour}, false},
-		{[]string{"1200", "/registry/pods/"}, Range{Prefix: "/registry/pods/", From: 1200}, false},
-		{[]string{"/registry/pods/"}, Range{Prefix: "/registry/pods/", Since: DefaultSince}, false},
-		{[]string{"30m", "1200"}, Range{}, true},
-		{[]string{"-5m"}, Range{}, true},
-		{[]string{"soon"}, Range{}, true},
+		{nil, changes.Range{Since: DefaultSince}, false},
+		{[]string{"30m"}, changes.Range{Since: 30 * time.Minute}, false},
+		{[]string{"1200"}, changes.Range{From: 1200}, false},
+		{[]string{"/registry/pods/", "1h"}, changes.Range{Prefix: "/registry/pods/", Since: time.Hour}, false},
+		{[]string{"1200", "/registry/pods/"}, changes.Range{Prefix: "/registry/pods/", From: 1200}, false},
+		{[]string{"/registry/pods/"}, changes.Range{Prefix: "/registry/pods/", Since: DefaultSince}, false},
+		{[]string{"30m", "1200"}, changes.Range{}, true},
+		{[]string{"-5m"}, changes.Range{}, true},
+		{[]string{"soon"}, changes.Range{}, true},
 	}
 	for _, tc := range tests {
 		got, err := ParseWindow(tc.args)
@@ -165,11 +187,11 @@ func TestParseWindow(t *testing.T) {
 // a revision the in-memory watch never sends (it sends no progress), as a
 // read of a long window waits on etcd.
 func TestANewReadStopsTheOneThatRuns(t *testing.T) {
-	src := cluster(t)
+	src := cluster()
 	src.PutObject(nodeLease("node-1", t0.Add(100*time.Second))) // the head, not a ConfigMap
 	m := New(uitest.Common(src))
 	m.SetSize(120, 16)
-	old := m.Open(Range{Prefix: "/registry/configmaps/", From: 2})
+	old := m.Open(changes.Range{Prefix: "/registry/configmaps/", From: 2})
 	answered := make(chan tea.Msg, 1)
 	go func() {
 		for _, cmd := range old().(tea.BatchMsg) {
@@ -181,8 +203,8 @@ func TestANewReadStopsTheOneThatRuns(t *testing.T) {
 	// Its progress: the last ConfigMap is at 22, of revisions 2-23.
 	waitUntil(t, func() bool { return strings.Contains(m.View(), "reading revisions 2-23: at 22, 95%") }, m.View)
 
-	uitest.Drive(t, m.Update, m.Open(Range{From: 2}))
-	waitGoroutinesGone(t, "timeline.(*Window).watch")
+	uitest.Drive(t, m.Update, m.Open(changes.Range{From: 2}))
+	waitGoroutinesGone(t, "changes.(*Window).watch")
 	select {
 	case msg := <-answered:
 		m.Update(msg)
@@ -226,7 +248,7 @@ func waitUntil(t *testing.T, ok func() bool, what func() string) {
 func TestRowsNameTheNewestWriterFirst(t *testing.T) {
 	m := New(uitest.Common(rollout(t)))
 	m.SetSize(200, 16)
-	uitest.Drive(t, m.Update, m.Open(Range{From: 2}))
+	uitest.Drive(t, m.Update, m.Open(changes.Range{From: 2}))
 	got := m.View()
 	want := "web                   +1 ~1 -0  rev 6-8  ≈ 10:00:21  by kubectl Update scale 10:00:21, deploy-tool Apply 10:00:12  "
 	if !strings.Contains(got, want) {
@@ -243,7 +265,7 @@ func TestRowsOfAWindowOverDaysGiveTheDates(t *testing.T) {
 	src.PutObject(nodeLease("node-1", t0.Add(24*time.Hour)))
 	m := New(uitest.Common(src))
 	m.SetSize(200, 16)
-	uitest.Drive(t, m.Update, m.Open(Range{From: 2}))
+	uitest.Drive(t, m.Update, m.Open(changes.Range{From: 2}))
 	got := m.View()
 	if want := "by kubectl Update scale 2026-12-01T10:00:21Z, deploy-tool Apply 2026-12-01T10:00:12Z"; !strings.Contains(got, want) {
 		t.Errorf("no %q in\n%s", want, got)

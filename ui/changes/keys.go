@@ -1,4 +1,4 @@
-package timeline
+package changes
 
 import (
 	"github.com/charmbracelet/bubbles/key"
