@@ -91,7 +91,7 @@ func loaded(gen int, c common.Common, key string, h etcdview.History, err error,
 	case len(h.Entries) == 0 && h.Complete():
 		msg.err = noRevision(h)
 	default:
-		msg.h, msg.summary = h, summaries(c.Decoder, h.Entries)
+		msg.h, msg.summary = h, summaries(c.Decoder, h)
 	}
 	return msg
 }
@@ -108,22 +108,13 @@ func noRevision(h etcdview.History) error {
 
 var errNoRevision = errors.New("etcd holds no revision of it")
 
-// summaries says what each entry changed from the one before it. Entries
-// are newest first; each is decoded once, oldest first, and only the one
-// before is kept, so that a key with 100k revisions is never 100k decoded
-// objects at once.
-func summaries(d decode.Decoder, entries []etcdview.Entry) []string {
-	sum := make([]string, len(entries))
-	var before *decode.Object
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		after := e.Object(d)
+// summaries says what each entry changed from the one before it.
+func summaries(d decode.Decoder, h etcdview.History) []string {
+	sum := make([]string, len(h.Entries))
+	h.EachRevision(d, func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error {
 		sum[i] = etcdview.Summary(e.Type(), before, after)
-		before = &after
-		if e.Deleted {
-			before = nil
-		}
-	}
+		return nil
+	})
 	return sum
 }
 
