@@ -1,6 +1,7 @@
 package etcdview
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/etcdscope/etcdscope/decode"
@@ -37,6 +38,10 @@ func (h History) EachRevision(d decode.Decoder, fn func(i int, e Entry, before *
 	return nil
 }
 
+// ErrNoRevision matches the error of NoRevision: a read that found no
+// revision, not one that failed.
+var ErrNoRevision = errors.New("no revision of the key")
+
 // NoRevision is the error of a history with no entry: a key that does not
 // exist now, whose earlier incarnations were not read, or one etcd holds
 // no revision of (a key never written, or one whose every revision
@@ -46,10 +51,16 @@ func (h History) EachRevision(d decode.Decoder, fn func(i int, e Entry, before *
 func (h History) NoRevision(readEarlier string) error {
 	key := decode.EscapeKey(h.Key)
 	if note := h.EarlierNote(); note != "" {
-		return fmt.Errorf("%s does not exist at revision %d; %s %s", key, h.Revision, note, readEarlier)
+		return noRevisionError(fmt.Sprintf("%s does not exist at revision %d; %s %s", key, h.Revision, note, readEarlier))
 	}
 	if t := h.Truncated(); t != "" {
-		return fmt.Errorf("no revision of %s found (%s)", key, t)
+		return noRevisionError(fmt.Sprintf("no revision of %s found (%s)", key, t))
 	}
-	return fmt.Errorf("no revision of %s found", key)
+	return noRevisionError(fmt.Sprintf("no revision of %s found", key))
 }
+
+type noRevisionError string
+
+func (e noRevisionError) Error() string { return string(e) }
+
+func (e noRevisionError) Is(target error) bool { return target == ErrNoRevision }

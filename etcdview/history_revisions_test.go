@@ -87,8 +87,12 @@ func TestNoRevisionSaysWhatIsKnown(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := tc.h.NoRevision("(read with -a)"); err.Error() != tc.want {
+			err := tc.h.NoRevision("(read with -a)")
+			if err.Error() != tc.want {
 				t.Errorf("error %q, want %q", err, tc.want)
+			}
+			if !errors.Is(err, ErrNoRevision) {
+				t.Errorf("error %q does not match ErrNoRevision", err)
 			}
 		})
 	}

@@ -89,24 +89,13 @@ func loaded(gen int, c common.Common, key string, h etcdview.History, err error,
 	case err != nil:
 		msg.err = fmt.Errorf("history of %s: %w", key, err)
 	case len(h.Entries) == 0 && h.Complete():
-		msg.err = noRevision(h)
+		// Nothing was left unread: the message has no read to suggest.
+		msg.err = h.NoRevision("")
 	default:
 		msg.h, msg.summary = h, summaries(c.Decoder, h)
 	}
 	return msg
 }
-
-// noRevision is the error of a history with no entry: a key never written,
-// or one whose every revision compaction removed (a Source returns that
-// as an empty history, as etcd answers it).
-func noRevision(h etcdview.History) error {
-	if t := h.Truncated(); t != "" {
-		return fmt.Errorf("history of %s: %w; %s", h.Key, errNoRevision, t)
-	}
-	return fmt.Errorf("history of %s: %w", h.Key, errNoRevision)
-}
-
-var errNoRevision = errors.New("etcd holds no revision of it")
 
 // summaries says what each entry changed from the one before it.
 func summaries(d decode.Decoder, h etcdview.History) []string {
@@ -180,7 +169,7 @@ func (m *Model) onLoaded(msg LoadedMsg) tea.Cmd {
 	if msg.earlier {
 		m.stopEarlier()
 		// A replay that failed leaves the current incarnation on screen.
-		if msg.err != nil && !errors.Is(msg.err, errNoRevision) && m.h.Key == m.key {
+		if msg.err != nil && !errors.Is(msg.err, etcdview.ErrNoRevision) && m.h.Key == m.key {
 			return earlierFailed(msg.err)
 		}
 	}
