@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode/table"
@@ -21,14 +20,8 @@ import (
 // explorerFlags are the root command's own flags: what the TUI needs beyond
 // the connection.
 type explorerFlags struct {
-	members    int
+	bundledFlags
 	tailBuffer int
-	// demo is the load of the simulated control plane in bundled mode
-	// (calm, busy, off); demoNodes its number of kubelets.
-	demo      string
-	demoNodes int
-	// compaction is kube-apiserver's compaction interval in bundled mode.
-	compaction time.Duration
 	// rev is the revision the explorer opens at, 0 the newest.
 	rev int64
 }

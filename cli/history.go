@@ -73,7 +73,7 @@ always gives every incarnation.`,
 					return err
 				}
 				if len(h.Entries) == 0 {
-					return noRevision(h)
+					return h.NoRevision(readEarlier)
 				}
 				return printHistoryAs(pr, h, dec, diff)
 			})
@@ -90,20 +90,6 @@ always gives every incarnation.`,
 // readEarlier is how the command names the flag that reads what a
 // history left unread.
 const readEarlier = "(read with --all-incarnations)"
-
-// noRevision is the error of a history with no entry: a key that does not
-// exist now, whose earlier incarnations were not read, or one etcd holds no
-// revision of.
-func noRevision(h etcdview.History) error {
-	key := decode.EscapeKey(h.Key)
-	if note := h.EarlierNote(); note != "" {
-		return fmt.Errorf("%s does not exist at revision %d; %s %s", key, h.Revision, note, readEarlier)
-	}
-	if t := h.Truncated(); t != "" {
-		return fmt.Errorf("no revision of %s found (%s)", key, t)
-	}
-	return fmt.Errorf("no revision of %s found", key)
-}
 
 // replayLine shows a replay's progress on one line of a terminal, redrawn
 // in place; nil shows nothing.
@@ -124,35 +110,6 @@ func (l *replayLine) clear() {
 	if l != nil && l.drawn {
 		fmt.Fprint(l.w, "\r\x1b[K")
 	}
-}
-
-// eachRevision calls fn on each entry of h, newest first, with its object
-// and the object of the revision before it (nil when there is none, or it
-// is a deletion). Each entry is decoded once, and two decoded objects are
-// held at a time: the history itself holds values only.
-func eachRevision(h etcdview.History, d decode.Decoder, fn func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error) error {
-	var after decode.Object
-	for i, e := range h.Entries {
-		if i == 0 {
-			after = e.Object(d)
-		}
-		var before *decode.Object
-		if i+1 < len(h.Entries) {
-			if older := h.Entries[i+1]; !older.Deleted {
-				o := older.Object(d)
-				before = &o
-			}
-		}
-		if err := fn(i, e, before, after); err != nil {
-			return err
-		}
-		if before != nil {
-			after = *before
-		} else {
-			after = decode.Object{}
-		}
-	}
-	return nil
 }
 
 // printHistoryAs prints h: as a document with -o, as diffs with --diff,
@@ -206,7 +163,7 @@ func printHistory(w io.Writer, p cmdutil.Palette, h etcdview.History, d decode.D
 	if _, err := fmt.Fprintf(w, "%s%s\n", row, header[4]); err != nil {
 		return err
 	}
-	err := eachRevision(h, d, func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error {
+	err := h.EachRevision(d, func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error {
 		rev, version, size := historyCells(e)
 		t := e.Type()
 		what := ""
@@ -238,7 +195,7 @@ func historyCells(e etcdview.Entry) (rev, version, size string) {
 }
 
 func printHistoryDiffs(w io.Writer, p cmdutil.Palette, h etcdview.History, d decode.Decoder) error {
-	err := eachRevision(h, d, func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error {
+	err := h.EachRevision(d, func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error {
 		fmt.Fprintln(w, p.Bold(fmt.Sprintf("revision %d", e.KV.ModRevision))+" "+p.Change(e.Type()))
 		switch {
 		case e.Deleted:

@@ -4,7 +4,6 @@ import (
 	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/cli/get"
 	"github.com/etcdscope/etcdscope/demo"
-	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/etcdscope/etcdscope/ui"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -47,12 +46,15 @@ never writes to it; with --db it reads an offline etcd data file.`,
 	}
 	root.SetVersionTemplate("{{.Version}}")
 	conn := cmdutil.PersistentConn(root)
-	root.Flags().IntVar(&flags.members, "members", 0, "members of the bundled etcd cluster (default 3, or as many as --data-dir holds)")
 	root.Flags().Int64Var(&flags.rev, "rev", 0, "open the explorer as of this revision, as :rev does (:rev head returns to the newest)")
 	root.Flags().IntVar(&flags.tailBuffer, "tail-buffer", ui.DefaultTailBuffer, "events the tail keeps; older ones are dropped, and counted in the header")
-	root.Flags().StringVar(&flags.demo, "demo", string(demo.Calm), "bundled mode: the simulated kubelets' and add-ons' scripted load, calm, busy, or off (the control plane only, nothing simulated)")
-	root.Flags().IntVar(&flags.demoNodes, "demo-nodes", 3, "bundled mode: simulated nodes, a kubelet each")
-	root.Flags().DurationVar(&flags.compaction, "compaction-interval", controlplane.DefaultCompactionInterval, "bundled mode: how often kube-apiserver compacts etcd's history (its --etcd-compaction-interval); 0 turns it off")
+	flags.bundledFlags.register(root.Flags(), bundledUsage{
+		demo:       demo.Calm,
+		members:    "members of the bundled etcd cluster (default 3, or as many as --data-dir holds)",
+		load:       "bundled mode: the simulated kubelets' and add-ons' scripted load, calm, busy, or off (the control plane only, nothing simulated)",
+		demoNodes:  "bundled mode: simulated nodes, a kubelet each",
+		compaction: "bundled mode: how often kube-apiserver compacts etcd's history (its --etcd-compaction-interval); 0 turns it off",
+	})
 	conn.Decoding.Register(root.Flags())
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return runExplorer(cmd.Context(), conn, flags)

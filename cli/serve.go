@@ -12,7 +12,7 @@ import (
 
 func newServeCmd(conn *cmdutil.ConnFlags) *cobra.Command {
 	var opts controlplane.Options
-	var profile string
+	var bundled bundledFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the bundled etcd cluster headless until interrupted",
@@ -40,28 +40,32 @@ is printed to stderr, and it serves on.`,
 			if k != cmdutil.BundledSource {
 				return fmt.Errorf("serve runs the bundled cluster: drop --endpoints and --db")
 			}
-			opts.Cluster.DataDir = conn.DataDir
+			opts.Cluster.DataDir, opts.Cluster.Members = conn.DataDir, bundled.members
+			opts.Nodes, opts.CompactionInterval = bundled.demoNodes, bundled.compaction
 			opts.EncryptionConfig = conn.Decoding.EncryptionConfig
-			if opts.Demo, err = demo.ParseProfile(profile); err != nil {
+			if opts.Demo, err = demo.ParseProfile(bundled.demo); err != nil {
 				return err
 			}
 			if opts.Demo != demo.Off && !opts.APIServer {
-				return fmt.Errorf("--demo=%s runs on the control plane: add --apiserver", profile)
+				return fmt.Errorf("--demo=%s runs on the control plane: add --apiserver", bundled.demo)
 			}
 			opts.CaptureStderr = opts.APIServer
 			opts.Announce = "etcdscope serve"
 			return serve(cmd, opts)
 		},
 	}
-	cmd.Flags().IntVar(&opts.Cluster.Members, "members", 0, "etcd members to run (default 3, or as many as --data-dir holds)")
 	// TLS is always on; --tls stays accepted so that scripts written for it
 	// keep running, and says so.
 	cmd.Flags().Bool("tls", false, "")
 	cmd.Flags().MarkDeprecated("tls", "TLS is always on: the printed line names the CA, client certificate and key in the data dir")
 	cmd.Flags().BoolVar(&opts.APIServer, "apiserver", false, "also run Kubernetes' control plane (kube-apiserver, kube-controller-manager, kube-scheduler) and write a kubeconfig for it into the data dir")
-	cmd.Flags().StringVar(&profile, "demo", string(demo.Off), "with --apiserver: the simulated kubelets' and add-ons' scripted load, calm, busy, or off (no simulated components)")
-	cmd.Flags().IntVar(&opts.Nodes, "demo-nodes", 3, "with --demo: nodes (kubelets) to simulate")
-	cmd.Flags().DurationVar(&opts.CompactionInterval, "compaction-interval", controlplane.DefaultCompactionInterval, "with --apiserver: how often kube-apiserver compacts etcd's history (its --etcd-compaction-interval); 0 turns it off")
+	bundled.register(cmd.Flags(), bundledUsage{
+		demo:       demo.Off,
+		members:    "etcd members to run (default 3, or as many as --data-dir holds)",
+		load:       "with --apiserver: the simulated kubelets' and add-ons' scripted load, calm, busy, or off (no simulated components)",
+		demoNodes:  "with --demo: nodes (kubelets) to simulate",
+		compaction: "with --apiserver: how often kube-apiserver compacts etcd's history (its --etcd-compaction-interval); 0 turns it off",
+	})
 	return cmd
 }
 

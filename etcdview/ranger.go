@@ -77,8 +77,25 @@ func (t reads) Count(ctx context.Context, prefix string, rev int64) (int64, erro
 	return res.count, err
 }
 
+// List pages the keys below prefix, keys only unless page asks for values.
 func (t reads) List(ctx context.Context, prefix string, rev int64, page PageToken) (Page, error) {
-	return list(ctx, t.r, prefix, rev, page)
+	limit := page.Limit
+	if limit <= 0 {
+		limit = DefaultPageSize
+	}
+	key, end := prefixRange(prefix)
+	if page.After != "" {
+		key = page.After + "\x00"
+	}
+	res, err := t.r.rangeKeys(ctx, rangeRequest{key: key, end: end, rev: rev, limit: int64(limit), keysOnly: !page.Values, uncounted: true})
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Keys: res.kvs, Revision: res.rev}
+	if res.more && len(res.kvs) > 0 {
+		p.Next = &PageToken{After: res.kvs[len(res.kvs)-1].Key, Limit: limit, Values: page.Values}
+	}
+	return p, nil
 }
 
 // Get reads key as of rev.

@@ -141,24 +141,3 @@ func segment(rest string) (name string, dir bool) {
 	}
 	return rest[:i+2], true
 }
-
-// list pages the keys below prefix, keys only unless page asks for values.
-func list(ctx context.Context, r ranger, prefix string, rev int64, page PageToken) (Page, error) {
-	limit := page.Limit
-	if limit <= 0 {
-		limit = DefaultPageSize
-	}
-	key, end := prefixRange(prefix)
-	if page.After != "" {
-		key = page.After + "\x00"
-	}
-	res, err := r.rangeKeys(ctx, rangeRequest{key: key, end: end, rev: rev, limit: int64(limit), keysOnly: !page.Values, uncounted: true})
-	if err != nil {
-		return Page{}, err
-	}
-	p := Page{Keys: res.kvs, Revision: res.rev}
-	if res.more && len(res.kvs) > 0 {
-		p.Next = &PageToken{After: res.kvs[len(res.kvs)-1].Key, Limit: limit, Values: page.Values}
-	}
-	return p, nil
-}

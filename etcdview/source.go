@@ -120,6 +120,87 @@ func (h History) Truncated() string {
 	return fmt.Sprintf("history before revision %d was compacted", h.CompactedAt)
 }
 
+// Complete says whether Entries are every revision of the key etcd holds.
+func (h History) Complete() bool { return h.Earlier == EarlierNone || h.Earlier == EarlierRead }
+
+// EarlierNote says in one line what is known of the earlier incarnations
+// that were not read, or "" when nothing was left unread.
+func (h History) EarlierNote() string {
+	switch {
+	case h.Complete():
+		return ""
+	case h.Earlier == EarlierUnread:
+		return fmt.Sprintf("an earlier incarnation existed at revision %d; the incarnations before this one were not read", h.EarlierSeenAt)
+	}
+	return "earlier incarnations, if etcd holds any, were not read"
+}
+
+// HistoryOptions say how much of a key's history History reads.
+type HistoryOptions struct {
+	// AllIncarnations reads the key's incarnations before its current one
+	// too (what it held before each deletion and re-creation). A live etcd
+	// has no read that finds them but a replay of its history through a
+	// watch, for which etcd reads every revision it holds: seconds on a
+	// store of millions. Without it, History reads the current
+	// incarnation only, or that of a deleted key which ended last, about a
+	// range per version.
+	AllIncarnations bool
+	// Progress, when set, is called from History's goroutine while a
+	// replay goes on: when it starts, at each answer of etcd, and every
+	// 200 ms while it waits for one.
+	Progress func(ReplayProgress)
+}
+
+// ReplayProgress is how far a replay of etcd's history has come.
+type ReplayProgress struct {
+	From, Head int64 // the revisions replayed, both included
+	// Reached is the revision up to which etcd has answered; From-1 before
+	// its first answer. etcd reads the whole span up to its head before it
+	// answers with the first (up to) 1000 revisions of the key
+	// (mvcc.watchableStore.syncWatchers), so Reached moves in jumps.
+	Reached int64
+	Found   int // revisions of the key found so far
+}
+
+// String says where the replay is, for a progress line.
+func (p ReplayProgress) String() string {
+	done := 100 * float64(p.Reached-p.From+1) / float64(max(p.Head-p.From+1, 1))
+	return fmt.Sprintf("replaying etcd's history, revisions %d to %d: %.0f%%, %d revisions of the key", p.From, p.Head, done, p.Found)
+}
+
+// Earlier is what a History knows of the key's incarnations before the
+// one it read (the current one, or a deleted key's last): when the key was
+// deleted and created again, what it held before.
+type Earlier int
+
+const (
+	// EarlierUnknown is a history that did not read them; etcd may hold
+	// some.
+	EarlierUnknown Earlier = iota
+	// EarlierUnread is a history that did not read them, of a key etcd
+	// holds at least one of (History.EarlierSeenAt).
+	EarlierUnread
+	// EarlierNone is a history of a key etcd holds no earlier incarnation
+	// of: Entries are all it holds.
+	EarlierNone
+	// EarlierRead is a history whose Entries hold every incarnation etcd
+	// holds.
+	EarlierRead
+)
+
+// String is how -o json and -o yaml name e.
+func (e Earlier) String() string {
+	switch e {
+	case EarlierUnread:
+		return "unread"
+	case EarlierNone:
+		return "none"
+	case EarlierRead:
+		return "read"
+	}
+	return "unknown"
+}
+
 // Entry is one revision of a key: a write or a deletion.
 type Entry struct {
 	// KV is the key as written at KV.ModRevision; for a deletion, the key

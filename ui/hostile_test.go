@@ -130,8 +130,8 @@ func hostileScreens() []visit {
 		}, []string{`gone\x1b]0;pwned\x07`}},
 		{"history error", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			tm.Send(common.OpenHistoryMsg{Key: "/registry/configmaps/default/gone" + h})
-			waitScreen(t, tm, "✗ history of")
-		}, []string{`✗ history of /registry/configmaps/default/gone\x1b]0;pwned\x07`}},
+			waitScreen(t, tm, "✗ no revision of")
+		}, []string{`✗ no revision of "/registry/configmaps/default/gone\x1b]0;pwned\a`}},
 	}
 }
 

@@ -89,41 +89,21 @@ func loaded(gen int, c common.Common, key string, h etcdview.History, err error,
 	case err != nil:
 		msg.err = fmt.Errorf("history of %s: %w", key, err)
 	case len(h.Entries) == 0 && h.Complete():
-		msg.err = noRevision(h)
+		// Nothing was left unread: the message has no read to suggest.
+		msg.err = h.NoRevision("")
 	default:
-		msg.h, msg.summary = h, summaries(c.Decoder, h.Entries)
+		msg.h, msg.summary = h, summaries(c.Decoder, h)
 	}
 	return msg
 }
 
-// noRevision is the error of a history with no entry: a key never written,
-// or one whose every revision compaction removed (a Source returns that
-// as an empty history, as etcd answers it).
-func noRevision(h etcdview.History) error {
-	if t := h.Truncated(); t != "" {
-		return fmt.Errorf("history of %s: %w; %s", h.Key, errNoRevision, t)
-	}
-	return fmt.Errorf("history of %s: %w", h.Key, errNoRevision)
-}
-
-var errNoRevision = errors.New("etcd holds no revision of it")
-
-// summaries says what each entry changed from the one before it. Entries
-// are newest first; each is decoded once, oldest first, and only the one
-// before is kept, so that a key with 100k revisions is never 100k decoded
-// objects at once.
-func summaries(d decode.Decoder, entries []etcdview.Entry) []string {
-	sum := make([]string, len(entries))
-	var before *decode.Object
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		after := e.Object(d)
+// summaries says what each entry changed from the one before it.
+func summaries(d decode.Decoder, h etcdview.History) []string {
+	sum := make([]string, len(h.Entries))
+	h.EachRevision(d, func(i int, e etcdview.Entry, before *decode.Object, after decode.Object) error {
 		sum[i] = etcdview.Summary(e.Type(), before, after)
-		before = &after
-		if e.Deleted {
-			before = nil
-		}
-	}
+		return nil
+	})
 	return sum
 }
 
@@ -189,7 +169,7 @@ func (m *Model) onLoaded(msg LoadedMsg) tea.Cmd {
 	if msg.earlier {
 		m.stopEarlier()
 		// A replay that failed leaves the current incarnation on screen.
-		if msg.err != nil && !errors.Is(msg.err, errNoRevision) && m.h.Key == m.key {
+		if msg.err != nil && !errors.Is(msg.err, etcdview.ErrNoRevision) && m.h.Key == m.key {
 			return earlierFailed(msg.err)
 		}
 	}

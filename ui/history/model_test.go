@@ -65,8 +65,8 @@ func TestKeyWithNoRetainedRevisionSaysSo(t *testing.T) {
 	src.Delete("/registry/pods/default/old")
 	src.Compact(src.Revision())
 	tests := []struct{ key, want string }{
-		{"/registry/pods/default/never", "history of /registry/pods/default/never: etcd holds no revision of it"},
-		{"/registry/pods/default/old", "etcd holds no revision of it; history before revision 15 was compacted"},
+		{"/registry/pods/default/never", "no revision of /registry/pods/default/never found"},
+		{"/registry/pods/default/old", "no revision of /registry/pods/default/old found (history before revision 15 was compacted)"},
 	}
 	for _, tc := range tests {
 		m := New(uitest.Common(src))
