@@ -37,6 +37,15 @@ func TestCommandLine(t *testing.T) {
 		{"rev 11", []string{"@rev 11"}},
 		{"rev 3", []string{"cannot read revision 3", "compacted"}},
 		{"nosuch", []string{`"nosuch" is no command`}},
+		// kubectl's namespace flags, as a kubectl user types them.
+		{"pods -A", []string{"/registry/pods/ ", "default/", "kube-system/"}},
+		{"pods --all-namespaces", []string{"/registry/pods/ ", "default/", "kube-system/"}},
+		{"pods -n kube-system", []string{"/registry/pods/kube-system/", "coredns-0"}},
+		{"pods --namespace=kube-system", []string{"/registry/pods/kube-system/", "coredns-0"}},
+		{"pods -x", []string{":pods takes a namespace (:pods kube-system, :pods -n kube-system) or -A"}},
+		{"pods -n", []string{":pods takes a namespace"}},
+		{"pods default extra", []string{":pods takes a namespace"}},
+		{"nodes -A", []string{"/registry/minions/"}},
 	}
 	for _, tc := range tests {
 		src := uitest.Fixture()

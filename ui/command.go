@@ -65,9 +65,9 @@ func (m *Model) run(line string) tea.Cmd {
 	if !ok {
 		return m.setFlash(fmt.Sprintf("%q is no command and no resource kube-apiserver stores (try :pods, :deploy kube-system, :key, :rev, :q)", f[0]), true)
 	}
-	ns := ""
-	if len(f) > 1 {
-		ns = f[1]
+	ns, err := namespaceArgs(f[0], f[1:])
+	if err != nil {
+		return m.setFlash(err.Error(), true)
 	}
 	if ns != "" && !res.Namespaced {
 		return m.setFlash(fmt.Sprintf("%s are not namespaced", res.Resource), true)
@@ -131,4 +131,25 @@ func (m *Model) revCommand(args []string) tea.Cmd {
 		_, err := c.Src.Children(ctx, tree.Root, rev)
 		return revCheckedMsg{rev: rev, err: err}
 	}
+}
+
+// namespaceArgs is the namespace the words after a resource name give, as
+// kubectl takes them: NS, -n NS, --namespace NS or --namespace=NS; none, -A
+// or --all-namespaces for every namespace ("").
+func namespaceArgs(resource string, args []string) (string, error) {
+	usage := fmt.Errorf(":%s takes a namespace (:%s kube-system, :%s -n kube-system) or -A for every namespace", resource, resource, resource)
+	switch {
+	case len(args) == 0:
+		return "", nil
+	case len(args) == 1 && (args[0] == "-A" || args[0] == "--all-namespaces"):
+		return "", nil
+	case len(args) == 1 && strings.HasPrefix(args[0], "--namespace="):
+		args = []string{"-n", strings.TrimPrefix(args[0], "--namespace=")}
+	case len(args) == 1:
+		args = []string{"-n", args[0]}
+	}
+	if len(args) != 2 || args[0] != "-n" && args[0] != "--namespace" || args[1] == "" || strings.HasPrefix(args[1], "-") || strings.Contains(args[1], "/") {
+		return "", usage
+	}
+	return args[1], nil
 }
