@@ -82,6 +82,8 @@ type Options struct {
 	// Rev opens the explorer as of this revision, as :rev does; 0 is the
 	// newest.
 	Rev int64
+	// Clusters are what :ctx lists and switches to; nil offers none.
+	Clusters Clusters
 }
 
 // DefaultTailBuffer is the tail's ring size when Options gives none.
