@@ -60,7 +60,10 @@ type External struct {
 	cmd       *exec.Cmd
 	tlsConfig *tls.Config
 	logPath   string
-	exited    chan struct{}
+	// logFile sends the process's stdout and stderr to logPath (kine logs
+	// there; etcd is told --log-outputs).
+	logFile bool
+	exited  chan struct{}
 }
 
 // Binary returns the etcd binary to run, or skips (fails under RequireEnv)
@@ -181,6 +184,14 @@ func (e *External) run() error {
 	e.exited = make(chan struct{})
 	e.cmd = exec.Command(e.bin, e.args...)
 	e.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if e.logFile {
+		log, err := os.OpenFile(e.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		defer log.Close()
+		e.cmd.Stdout, e.cmd.Stderr = log, log
+	}
 	if err := e.cmd.Start(); err != nil {
 		return fmt.Errorf("run %s: %w", e.bin, err)
 	}

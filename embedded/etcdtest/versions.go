@@ -23,16 +23,28 @@ var Versions = []string{"3.4", "3.5", "3.6"}
 
 // builds says where each release line's etcd is built from: the module
 // directory (relative to the repository) and the package in it.
-var builds = map[string]struct{ dir, pkg string }{
-	"3.5": {"bench/etcd3.5", "."},
-	"3.6": {"bench/etcd3.6", "."},
-	"3.7": {".", "./bench/cmd/etcd"},
+var builds = map[string]buildSource{
+	"3.5": {dir: "bench/etcd3.5", pkg: "."},
+	"3.6": {dir: "bench/etcd3.6", pkg: "."},
+	"3.7": {dir: ".", pkg: "./bench/cmd/etcd"},
 	// etcdutl of the bundled etcd's version, which the space tests compare
 	// `du --db` with (`etcdutl snapshot status`).
-	"etcdutl": {"bench/etcdutl", "go.etcd.io/etcd/etcdutl/v3"},
+	"etcdutl": {dir: "bench/etcdutl", pkg: "go.etcd.io/etcd/etcdutl/v3"},
+	// kine, k3s' default datastore (the etcd API over SQLite); its SQLite
+	// driver is C, built with cgo.
+	"kine": {dir: "bench/kine", pkg: kineModule, module: kineModule, name: "kine", cgo: true},
 }
 
-// serverModule is the module whose version names a build.
+// buildSource is one binary Build makes.
+type buildSource struct {
+	dir, pkg string
+	// module is the module whose required version names the binary
+	// (serverModule when empty), name its file's prefix ("etcd" when empty).
+	module, name string
+	cgo          bool
+}
+
+// serverModule is the module whose version names an etcd build.
 const serverModule = "go.etcd.io/etcd/server/v3"
 
 // StartVersion runs etcd of release line v ("3.4", "3.5", "3.6") until the
@@ -97,10 +109,14 @@ func RepoRoot(dir string) (string, error) {
 func Build(repo, v string) (string, error) {
 	src, ok := builds[v]
 	if !ok {
-		return "", fmt.Errorf("etcd %s is not built here: want one of 3.5, 3.6, 3.7", v)
+		return "", fmt.Errorf("etcd %s is not built here: want one of 3.5, 3.6, 3.7, etcdutl, kine", v)
 	}
 	dir := filepath.Join(repo, src.dir)
-	version, hash, err := buildKey(dir, src.pkg)
+	module, name := src.module, src.name
+	if module == "" {
+		module, name = serverModule, "etcd"
+	}
+	version, hash, err := buildKey(dir, src.pkg, module)
 	if err != nil {
 		return "", err
 	}
@@ -108,7 +124,7 @@ func Build(repo, v string) (string, error) {
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return "", err
 	}
-	bin := filepath.Join(cache, fmt.Sprintf("etcd-%s-%s", strings.TrimPrefix(version, "v"), hash))
+	bin := filepath.Join(cache, fmt.Sprintf("%s-%s-%s", name, strings.TrimPrefix(version, "v"), hash))
 	unlock, err := lock(bin + ".lock")
 	if err != nil {
 		return "", err
@@ -122,6 +138,9 @@ func Build(repo, v string) (string, error) {
 	tmp := bin + ".tmp"
 	cmd := exec.Command("go", "build", "-o", tmp, src.pkg)
 	cmd.Dir = dir
+	if src.cgo {
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build etcd %s in %s: %v\n%s", version, dir, err, out)
 	}
@@ -138,9 +157,9 @@ func CacheDir() string {
 	return filepath.Join(home, ".cache", "etcdscope-etcd")
 }
 
-// buildKey is the etcd server version dir's go.mod requires, and a hash of
-// go.mod, go.sum and the package's Go files.
-func buildKey(dir, pkg string) (version, hash string, err error) {
+// buildKey is the version of module that dir's go.mod requires, and a hash
+// of go.mod, go.sum and the package's Go files.
+func buildKey(dir, pkg, module string) (version, hash string, err error) {
 	h := sha256.New()
 	files := []string{filepath.Join(dir, "go.mod"), filepath.Join(dir, "go.sum")}
 	sources, err := filepath.Glob(filepath.Join(dir, pkg, "*.go"))
@@ -155,11 +174,11 @@ func buildKey(dir, pkg string) (version, hash string, err error) {
 		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(b))
 		h.Write(b)
 		if version == "" && filepath.Base(f) == "go.mod" {
-			version = requiredVersion(b, serverModule)
+			version = requiredVersion(b, module)
 		}
 	}
 	if version == "" {
-		return "", "", fmt.Errorf("%s/go.mod does not require %s", dir, serverModule)
+		return "", "", fmt.Errorf("%s/go.mod does not require %s", dir, module)
 	}
 	return version, hex.EncodeToString(h.Sum(nil))[:12], nil
 }
