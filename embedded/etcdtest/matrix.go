@@ -10,7 +10,7 @@ import (
 
 // Etcd is one etcd of the version matrix, serving.
 type Etcd struct {
-	Version   string // the release line: "3.4" to "3.7"
+	Version   string // the release line: "3.4" to "3.7", or "kine"
 	Endpoints []string
 	Client    *clientv3.Client // closed when the test ends
 	// TLS are the client's files for the bundled etcd, which serves TLS
@@ -34,6 +34,16 @@ func EachVersion(t *testing.T, fn func(t *testing.T, e Etcd)) {
 			fn(t, Etcd{Version: v, Endpoints: []string{e.Endpoint}, Client: e.Client(t), Restart: e.Restart})
 		})
 	}
+}
+
+// EachServer is EachVersion and then kine (KineEtcd), in a subtest named
+// "kine": every server that serves a Kubernetes cluster's etcd API. kine
+// answers some requests differently (see etcdview's kine notes) and
+// refuses others (DeleteRange: use Delete; most transactions).
+func EachServer(t *testing.T, fn func(t *testing.T, e Etcd)) {
+	t.Helper()
+	EachVersion(t, fn)
+	t.Run("kine", func(t *testing.T) { fn(t, KineEtcd(t)) })
 }
 
 func startBundled(t *testing.T) Etcd {
