@@ -113,5 +113,5 @@ func (m *manifest) file(n node, flag string) (string, error) {
 	if p == "" {
 		return "", nil
 	}
-	return n.need(m.onNode(p), fmt.Sprintf("%s's --%s", m.path, flag))
+	return n.need(m.onNode(p), fmt.Sprintf("%s's --%s", n.shown(m.path), flag))
 }
