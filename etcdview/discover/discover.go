@@ -78,6 +78,7 @@ type probe func(n node) (f Found, ok bool, err error)
 // not run, k3s runs neither as a static pod.
 var probes = []probe{
 	apiServerProbe(Kubeadm, "/etc/kubernetes/manifests/kube-apiserver.yaml", "etcd of this kubeadm node"),
+	apiServerProbe(RKE2, rke2Manifests+"/kube-apiserver.yaml", "etcd of this RKE2 node"),
 }
 
 // Find reads the node's files under hostRoot ("" is "/") and says where its
