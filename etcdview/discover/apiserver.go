@@ -69,11 +69,7 @@ func fromAPIServer(n node, m *manifest) (Found, error) {
 // here, since kubectl debug's sysadmin profile shares the node's network.
 func (m *manifest) endpoints(n node, list string) ([]string, error) {
 	var eps []string
-	for ep := range strings.SplitSeq(list, ",") {
-		ep = strings.TrimSpace(ep)
-		if ep == "" {
-			continue
-		}
+	for _, ep := range splitList(list) {
 		if scheme, p, ok := unixSocket(ep); ok {
 			local, _, err := n.stat(m.onNode(p))
 			if err != nil {

@@ -79,6 +79,8 @@ type probe func(n node) (f Found, ok bool, err error)
 var probes = []probe{
 	apiServerProbe(Kubeadm, "/etc/kubernetes/manifests/kube-apiserver.yaml", "etcd of this kubeadm node"),
 	apiServerProbe(RKE2, rke2Manifests+"/kube-apiserver.yaml", "etcd of this RKE2 node"),
+	etcdProbe("/etc/kubernetes/manifests/etcd.yaml", "etcd of this etcd-only kubeadm node"),
+	etcdProbe(rke2Manifests+"/etcd.yaml", "etcd of this etcd-only RKE2 node"),
 }
 
 // Find reads the node's files under hostRoot ("" is "/") and says where its
