@@ -81,6 +81,8 @@ var probes = []probe{
 	apiServerProbe(RKE2, rke2Manifests+"/kube-apiserver.yaml", "etcd of this RKE2 node"),
 	etcdProbe("/etc/kubernetes/manifests/etcd.yaml", "etcd of this etcd-only kubeadm node"),
 	etcdProbe(rke2Manifests+"/etcd.yaml", "etcd of this etcd-only RKE2 node"),
+	k3sEtcd,
+	k3sKine,
 }
 
 // Find reads the node's files under hostRoot ("" is "/") and says where its

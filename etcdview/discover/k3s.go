@@ -1,0 +1,92 @@
+package discover
+
+import (
+	"io/fs"
+	"path"
+)
+
+// k3sServer is k3s' server directory (its default --data-dir's).
+const k3sServer = "/var/lib/rancher/k3s/server"
+
+// k3sEncryption is where k3s keeps its EncryptionConfiguration when it
+// runs with --secrets-encryption; absent otherwise.
+const k3sEncryption = k3sServer + "/cred/encryption-config.json"
+
+// k3sEtcd reads k3s' embedded etcd's config file, which k3s writes when
+// it runs etcd (--cluster-init, or a server joined to one) and keeps after
+// a migration from SQLite. Its paths are the node's own: k3s runs etcd in
+// its own process, not in a container.
+func k3sEtcd(n node) (Found, bool, error) {
+	const config = k3sServer + "/db/etcd/config"
+	_, fi, err := n.stat(config)
+	if err != nil || fi == nil {
+		return Found{}, false, err
+	}
+	s, err := n.readEtcdConfig(config)
+	if err != nil {
+		return Found{}, false, err
+	}
+	f, err := s.connection(n, func(p string) string { return p })
+	if err != nil {
+		return Found{}, false, err
+	}
+	f.Layout, f.What, f.From, f.Prefix = K3sEtcd, "embedded etcd of this k3s node", config, DefaultPrefix
+	if f.EncryptionConfig, err = n.optional(k3sEncryption); err != nil {
+		return Found{}, false, err
+	}
+	return f, true, nil
+}
+
+// k3sKine finds k3s' default datastore: kine over SQLite, its file
+// db/state.db and, while k3s runs, kine's socket kine.sock, which serves
+// the etcd API over TLS with k3s' etcd client certificates when they are
+// there (unixs://), plainly otherwise. db/etcd/name proves nothing: k3s
+// writes it on SQLite nodes too.
+func k3sKine(n node) (Found, bool, error) {
+	const db, sock = k3sServer + "/db/state.db", k3sServer + "/kine.sock"
+	f := Found{Layout: K3sKine, Prefix: DefaultPrefix}
+	local, fi, err := n.stat(db)
+	if err != nil {
+		return Found{}, false, err
+	}
+	if fi != nil {
+		f.DB, f.What, f.From = local, "SQLite datastore of this k3s node", db
+	}
+	if local, fi, err = n.stat(sock); err != nil {
+		return Found{}, false, err
+	}
+	if fi != nil && fi.Mode().Type() == fs.ModeSocket {
+		f.Socket, f.What, f.From = local, "kine of this k3s node", sock
+		if err := kineEndpoint(n, &f); err != nil {
+			return Found{}, false, err
+		}
+	}
+	if f.From == "" {
+		return Found{}, false, nil
+	}
+	if f.EncryptionConfig, err = n.optional(k3sEncryption); err != nil {
+		return Found{}, false, err
+	}
+	return f, true, nil
+}
+
+// kineEndpoint sets f's endpoint to kine's socket, with k3s' etcd CA and
+// client pair when all three are there.
+func kineEndpoint(n node, f *Found) error {
+	tls := path.Join(k3sServer, "tls/etcd")
+	files := []*string{&f.CACert, &f.Cert, &f.Key}
+	for i, name := range []string{"server-ca.crt", "client.crt", "client.key"} {
+		local, err := n.optional(path.Join(tls, name))
+		if err != nil {
+			return err
+		}
+		if local == "" {
+			f.CACert, f.Cert, f.Key = "", "", ""
+			f.Endpoints = []string{"unix://" + f.Socket}
+			return nil
+		}
+		*files[i] = local
+	}
+	f.Endpoints = []string{"unixs://" + f.Socket}
+	return nil
+}
