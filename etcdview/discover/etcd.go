@@ -42,7 +42,7 @@ func etcdProbe(manifestPath, what string) probe {
 		}
 		s := etcdServer{from: n.shown(manifestPath) + "'s etcd"}
 		if file := m.flags["config-file"]; file != "" {
-			if s, err = n.readEtcdConfig(m.onNode(file)); err != nil {
+			if s, err = n.readEtcdConfig(m.onNode(file), s.from+"'s --config-file"); err != nil {
 				return Found{}, false, err
 			}
 		} else {
@@ -52,20 +52,24 @@ func etcdProbe(manifestPath, what string) probe {
 			s.ClientTLS.ClientCertAuth = given && (auth == "" || auth == "true")
 		}
 		f, err := s.connection(n, m.onNode)
+		if err != nil {
+			return Found{}, false, err
+		}
 		f.Layout, f.What, f.From, f.Prefix = EtcdOnly, what, manifestPath, DefaultPrefix
-		return f, err == nil, err
+		return f, true, nil
 	}
 }
 
-// readEtcdConfig reads an etcd --config-file at path on the node.
-func (n node) readEtcdConfig(p string) (etcdServer, error) {
+// readEtcdConfig reads an etcd --config-file at path on the node, which
+// what names.
+func (n node) readEtcdConfig(p, what string) (etcdServer, error) {
 	s := etcdServer{from: n.shown(p)}
 	data, ok, err := n.read(p)
 	switch {
 	case err != nil:
 		return s, err
 	case !ok:
-		return s, fmt.Errorf("etcd's config file %s is not there", n.shown(p))
+		return s, fmt.Errorf("%s: %s is not there", what, n.shown(p))
 	}
 	if err := yaml.Unmarshal(data, &s); err != nil {
 		return s, fmt.Errorf("%s is not an etcd config file: %w", n.shown(p), err)

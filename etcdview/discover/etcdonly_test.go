@@ -7,7 +7,6 @@ import (
 
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview/discover"
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestFindEtcdOnlyKubeadmNodeConnects: a node that runs etcd and no
@@ -20,18 +19,14 @@ func TestFindEtcdOnlyKubeadmNodeConnects(t *testing.T) {
 	if err := os.Remove(filepath.Join(root, kubeadmManifest)); err != nil {
 		t.Fatal(err)
 	}
-	f := find(t, root)
-	want := discover.Found{
+	f := findAsWanted(t, root, discover.Found{
 		Layout: discover.EtcdOnly, What: "etcd of this etcd-only kubeadm node", From: "/etc/kubernetes/manifests/etcd.yaml",
 		Endpoints: []string{e.Endpoint},
-		CACert:    filepath.Join(root, "/etc/kubernetes/pki/etcd/ca.crt"),
-		Cert:      filepath.Join(root, "/etc/kubernetes/pki/etcd/healthcheck-client.crt"),
-		Key:       filepath.Join(root, "/etc/kubernetes/pki/etcd/healthcheck-client.key"),
+		CACert:    "/etc/kubernetes/pki/etcd/ca.crt",
+		Cert:      "/etc/kubernetes/pki/etcd/healthcheck-client.crt",
+		Key:       "/etc/kubernetes/pki/etcd/healthcheck-client.key",
 		Prefix:    "/registry",
-	}
-	if d := cmp.Diff(want, f); d != "" {
-		t.Errorf("Find (-want +got):\n%s", d)
-	}
+	})
 	readsThrough(t, e, f)
 }
 
@@ -75,21 +70,13 @@ func TestFindEtcdOnlyRKE2NodeConnects(t *testing.T) {
 	writePod(t, root, "/var/lib/rancher/rke2/agent/pod-manifests/etcd.yaml",
 		rke2Pod("etcd", []string{"--config-file=" + config}, config, rke2EtcdTLS))
 	write(t, root, config, etcdConfig(e, rke2EtcdTLS, "/var/lib/rancher/rke2/server/db/etcd"))
-	place(t, root, map[string]string{
-		e.TLS.CA: rke2EtcdTLS + "/server-ca.crt", e.TLS.Cert: rke2EtcdTLS + "/client.crt", e.TLS.Key: rke2EtcdTLS + "/client.key",
-	})
-	f := find(t, root)
-	want := discover.Found{
+	placePair(t, root, rke2EtcdTLS, e)
+	f := findAsWanted(t, root, discover.Found{
 		Layout: discover.EtcdOnly, What: "etcd of this etcd-only RKE2 node", From: "/var/lib/rancher/rke2/agent/pod-manifests/etcd.yaml",
 		Endpoints: []string{e.Endpoint},
-		CACert:    filepath.Join(root, rke2EtcdTLS, "server-ca.crt"),
-		Cert:      filepath.Join(root, rke2EtcdTLS, "client.crt"),
-		Key:       filepath.Join(root, rke2EtcdTLS, "client.key"),
-		Prefix:    "/registry",
-	}
-	if d := cmp.Diff(want, f); d != "" {
-		t.Errorf("Find (-want +got):\n%s", d)
-	}
+		CACert:    rke2EtcdTLS + "/server-ca.crt", Cert: rke2EtcdTLS + "/client.crt", Key: rke2EtcdTLS + "/client.key",
+		Prefix: "/registry",
+	})
 	readsThrough(t, e, f)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/discover"
+	"github.com/google/go-cmp/cmp"
 )
 
 // tlsEtcd is a real etcd serving TLS with client-certificate auth, on a
@@ -45,6 +46,29 @@ func write(t *testing.T, root, path string, data []byte) {
 	if err := os.WriteFile(p, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// placePair puts e's CA and client pair in dir as RKE2 and k3s name them:
+// server-ca.crt, client.crt, client.key.
+func placePair(t *testing.T, root, dir string, e *etcdtest.External) {
+	t.Helper()
+	place(t, root, map[string]string{e.TLS.CA: dir + "/server-ca.crt", e.TLS.Cert: dir + "/client.crt", e.TLS.Key: dir + "/client.key"})
+}
+
+// findAsWanted is find, checked against want, whose files are named as the
+// node names them: Find's are those under root.
+func findAsWanted(t *testing.T, root string, want discover.Found) discover.Found {
+	t.Helper()
+	for _, p := range []*string{&want.CACert, &want.Cert, &want.Key, &want.EncryptionConfig, &want.DB, &want.Socket} {
+		if *p != "" {
+			*p = filepath.Join(root, *p)
+		}
+	}
+	f := find(t, root)
+	if d := cmp.Diff(want, f); d != "" {
+		t.Errorf("Find (-want +got):\n%s", d)
+	}
+	return f
 }
 
 // find is discover.Find, failing the test on an error.

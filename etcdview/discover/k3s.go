@@ -22,7 +22,7 @@ func k3sEtcd(n node) (Found, bool, error) {
 	if err != nil || fi == nil {
 		return Found{}, false, err
 	}
-	s, err := n.readEtcdConfig(config)
+	s, err := n.readEtcdConfig(config, "k3s' etcd config")
 	if err != nil {
 		return Found{}, false, err
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/etcdscope/etcdscope/etcdview/discover"
-	"github.com/google/go-cmp/cmp"
 )
 
 const (
@@ -26,22 +25,14 @@ func TestFindK3sEmbeddedEtcdConnects(t *testing.T) {
 	// by the migration to etcd: neither makes it a kine node.
 	write(t, root, k3sServer+"/db/etcd/name", []byte("node-1d2c3b4a"))
 	write(t, root, k3sServer+"/db/state.db.migrated", []byte("SQLite format 3\x00"))
-	place(t, root, map[string]string{
-		e.TLS.CA: k3sEtcdTLS + "/server-ca.crt", e.TLS.Cert: k3sEtcdTLS + "/client.crt", e.TLS.Key: k3sEtcdTLS + "/client.key",
-	})
+	placePair(t, root, k3sEtcdTLS, e)
 	write(t, root, k3sEncryption, []byte(`{"kind":"EncryptionConfiguration","apiVersion":"apiserver.config.k8s.io/v1"}`))
-	f := find(t, root)
-	want := discover.Found{
+	f := findAsWanted(t, root, discover.Found{
 		Layout: discover.K3sEtcd, What: "embedded etcd of this k3s node", From: k3sServer + "/db/etcd/config",
 		Endpoints: []string{e.Endpoint},
-		CACert:    filepath.Join(root, k3sEtcdTLS, "server-ca.crt"),
-		Cert:      filepath.Join(root, k3sEtcdTLS, "client.crt"),
-		Key:       filepath.Join(root, k3sEtcdTLS, "client.key"),
-		Prefix:    "/registry", EncryptionConfig: filepath.Join(root, k3sEncryption),
-	}
-	if d := cmp.Diff(want, f); d != "" {
-		t.Errorf("Find (-want +got):\n%s", d)
-	}
+		CACert:    k3sEtcdTLS + "/server-ca.crt", Cert: k3sEtcdTLS + "/client.crt", Key: k3sEtcdTLS + "/client.key",
+		Prefix: "/registry", EncryptionConfig: k3sEncryption,
+	})
 	readsThrough(t, e, f)
 }
 
@@ -52,39 +43,30 @@ func TestFindK3sEmbeddedEtcdConnects(t *testing.T) {
 // test against a real kine is the lead's harness's (etcdtest.StartKine).
 func TestFindK3sKine(t *testing.T) {
 	root := t.TempDir()
-	db := filepath.Join(root, k3sServer, "db/state.db")
-	write(t, root, k3sServer+"/db/state.db", []byte("SQLite format 3\x00"))
+	const db, sock = k3sServer + "/db/state.db", k3sServer + "/kine.sock"
+	write(t, root, db, []byte("SQLite format 3\x00"))
 	write(t, root, k3sServer+"/db/etcd/name", []byte("node-1d2c3b4a"))
-	stopped := find(t, root)
-	want := discover.Found{
-		Layout: discover.K3sKine, What: "SQLite datastore of this k3s node", From: k3sServer + "/db/state.db",
-		Prefix: "/registry", DB: db,
-	}
-	if d := cmp.Diff(want, stopped); d != "" {
-		t.Errorf("Find with k3s stopped (-want +got):\n%s", d)
-	}
+	t.Log("k3s stopped")
+	want := discover.Found{Layout: discover.K3sKine, What: "SQLite datastore of this k3s node", From: db, Prefix: "/registry", DB: db}
+	findAsWanted(t, root, want)
 
-	sock := filepath.Join(root, k3sServer, "kine.sock")
-	l, err := net.Listen("unix", sock)
+	t.Log("k3s running")
+	l, err := net.Listen("unix", filepath.Join(root, sock))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	running := find(t, root)
-	want.What, want.From, want.Socket, want.Endpoints = "kine of this k3s node", k3sServer+"/kine.sock", sock, []string{"unix://" + sock}
-	if d := cmp.Diff(want, running); d != "" {
-		t.Errorf("Find with k3s running (-want +got):\n%s", d)
-	}
+	want.What, want.From, want.Socket = "kine of this k3s node", sock, sock
+	want.Endpoints = []string{"unix://" + filepath.Join(root, sock)}
+	findAsWanted(t, root, want)
 
+	t.Log("k3s running, with its etcd client pair and secrets-encryption")
 	for _, f := range []string{"server-ca.crt", "client.crt", "client.key"} {
 		write(t, root, k3sEtcdTLS+"/"+f, []byte("PEM"))
 	}
 	write(t, root, k3sEncryption, []byte("{}"))
-	withTLS := find(t, root)
-	want.Endpoints = []string{"unixs://" + sock}
-	want.CACert, want.Cert, want.Key = filepath.Join(root, k3sEtcdTLS, "server-ca.crt"), filepath.Join(root, k3sEtcdTLS, "client.crt"), filepath.Join(root, k3sEtcdTLS, "client.key")
-	want.EncryptionConfig = filepath.Join(root, k3sEncryption)
-	if d := cmp.Diff(want, withTLS); d != "" {
-		t.Errorf("Find with k3s' etcd client pair (-want +got):\n%s", d)
-	}
+	want.Endpoints = []string{"unixs://" + filepath.Join(root, sock)}
+	want.CACert, want.Cert, want.Key = k3sEtcdTLS+"/server-ca.crt", k3sEtcdTLS+"/client.crt", k3sEtcdTLS+"/client.key"
+	want.EncryptionConfig = k3sEncryption
+	findAsWanted(t, root, want)
 }

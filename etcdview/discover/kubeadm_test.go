@@ -8,7 +8,6 @@ import (
 
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview/discover"
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	kubeadmapi "k8s.io/kubernetes/cmd/kubeadm/app/apis/kubeadm"
 	kubeadmconstants "k8s.io/kubernetes/cmd/kubeadm/app/constants"
@@ -79,18 +78,14 @@ func TestFindKubeadmNodeConnects(t *testing.T) {
 	e := tlsEtcd(t)
 	root := t.TempDir()
 	kubeadmNode(t, root, e, nil)
-	f := find(t, root)
-	want := discover.Found{
+	f := findAsWanted(t, root, discover.Found{
 		Layout: discover.Kubeadm, What: "etcd of this kubeadm node", From: kubeadmManifest,
 		Endpoints: []string{e.Endpoint},
-		CACert:    filepath.Join(root, "/etc/kubernetes/pki/etcd/ca.crt"),
-		Cert:      filepath.Join(root, "/etc/kubernetes/pki/apiserver-etcd-client.crt"),
-		Key:       filepath.Join(root, "/etc/kubernetes/pki/apiserver-etcd-client.key"),
+		CACert:    "/etc/kubernetes/pki/etcd/ca.crt",
+		Cert:      "/etc/kubernetes/pki/apiserver-etcd-client.crt",
+		Key:       "/etc/kubernetes/pki/apiserver-etcd-client.key",
 		Prefix:    "/registry",
-	}
-	if d := cmp.Diff(want, f); d != "" {
-		t.Errorf("Find (-want +got):\n%s", d)
-	}
+	})
 	if got, line := f.String(), "etcd of this kubeadm node, from /etc/kubernetes/manifests/kube-apiserver.yaml"; got != line {
 		t.Errorf("String() = %q, want %q", got, line)
 	}

@@ -70,22 +70,14 @@ func TestFindRKE2NodeConnects(t *testing.T) {
 	e := tlsEtcd(t)
 	root := t.TempDir()
 	writePod(t, root, rke2Manifest, rke2APIServer(e.Endpoint, "--encryption-provider-config="+rke2Encryption))
-	place(t, root, map[string]string{
-		e.TLS.CA: rke2EtcdTLS + "/server-ca.crt", e.TLS.Cert: rke2EtcdTLS + "/client.crt", e.TLS.Key: rke2EtcdTLS + "/client.key",
-	})
+	placePair(t, root, rke2EtcdTLS, e)
 	write(t, root, rke2Encryption, []byte(`{"kind":"EncryptionConfiguration","apiVersion":"apiserver.config.k8s.io/v1"}`))
-	f := find(t, root)
-	want := discover.Found{
+	f := findAsWanted(t, root, discover.Found{
 		Layout: discover.RKE2, What: "etcd of this RKE2 node", From: rke2Manifest,
 		Endpoints: []string{e.Endpoint},
-		CACert:    filepath.Join(root, rke2EtcdTLS, "server-ca.crt"),
-		Cert:      filepath.Join(root, rke2EtcdTLS, "client.crt"),
-		Key:       filepath.Join(root, rke2EtcdTLS, "client.key"),
-		Prefix:    "/registry", EncryptionConfig: filepath.Join(root, rke2Encryption),
-	}
-	if d := cmp.Diff(want, f); d != "" {
-		t.Errorf("Find (-want +got):\n%s", d)
-	}
+		CACert:    rke2EtcdTLS + "/server-ca.crt", Cert: rke2EtcdTLS + "/client.crt", Key: rke2EtcdTLS + "/client.key",
+		Prefix: "/registry", EncryptionConfig: rke2Encryption,
+	})
 	readsThrough(t, e, f)
 }
 
