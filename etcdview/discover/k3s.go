@@ -1,9 +1,6 @@
 package discover
 
-import (
-	"io/fs"
-	"path"
-)
+import "io/fs"
 
 // k3sServer is k3s' server directory (its default --data-dir's).
 const k3sServer = "/var/lib/rancher/k3s/server"
@@ -39,9 +36,9 @@ func k3sEtcd(n node) (Found, bool, error) {
 
 // k3sKine finds k3s' default datastore: kine over SQLite, its file
 // db/state.db and, while k3s runs, kine's socket kine.sock, which serves
-// the etcd API over TLS with k3s' etcd client certificates when they are
-// there (unixs://), plainly otherwise. db/etcd/name proves nothing: k3s
-// writes it on SQLite nodes too.
+// the etcd API as plain gRPC (k3s' kube-apiserver runs with
+// --etcd-servers=unix://kine.sock and no etcd TLS flags). db/etcd/name
+// proves nothing: k3s writes it on SQLite nodes too.
 func k3sKine(n node) (Found, bool, error) {
 	const db, sock = k3sServer + "/db/state.db", k3sServer + "/kine.sock"
 	f := Found{Layout: K3sKine, Prefix: DefaultPrefix}
@@ -57,9 +54,7 @@ func k3sKine(n node) (Found, bool, error) {
 	}
 	if fi != nil && fi.Mode().Type() == fs.ModeSocket {
 		f.Socket, f.What, f.From = local, "kine of this k3s node", sock
-		if err := kineEndpoint(n, &f); err != nil {
-			return Found{}, false, err
-		}
+		f.Endpoints = []string{"unix://" + local}
 	}
 	if f.From == "" {
 		return Found{}, false, nil
@@ -68,25 +63,4 @@ func k3sKine(n node) (Found, bool, error) {
 		return Found{}, false, err
 	}
 	return f, true, nil
-}
-
-// kineEndpoint sets f's endpoint to kine's socket, with k3s' etcd CA and
-// client pair when all three are there.
-func kineEndpoint(n node, f *Found) error {
-	tls := path.Join(k3sServer, "tls/etcd")
-	files := []*string{&f.CACert, &f.Cert, &f.Key}
-	for i, name := range []string{"server-ca.crt", "client.crt", "client.key"} {
-		local, err := n.optional(path.Join(tls, name))
-		if err != nil {
-			return err
-		}
-		if local == "" {
-			f.CACert, f.Cert, f.Key = "", "", ""
-			f.Endpoints = []string{"unix://" + f.Socket}
-			return nil
-		}
-		*files[i] = local
-	}
-	f.Endpoints = []string{"unixs://" + f.Socket}
-	return nil
 }
