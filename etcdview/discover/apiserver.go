@@ -14,8 +14,8 @@ const rke2Encryption = "/var/lib/rancher/rke2/server/cred/encryption-config.json
 
 // apiServerProbe reads kube-apiserver's static pod manifest, which names
 // everything: its --etcd-servers, the client's TLS files, --etcd-prefix and
-// --encryption-provider-config.
-func apiServerProbe(layout Layout, manifestPath, what string) probe {
+// --encryption-provider-config. distribution names the node in What.
+func apiServerProbe(layout Layout, manifestPath, distribution string) probe {
 	return func(n node) (Found, bool, error) {
 		m, ok, err := n.readManifest(manifestPath, "kube-apiserver")
 		if err != nil || !ok {
@@ -25,7 +25,12 @@ func apiServerProbe(layout Layout, manifestPath, what string) probe {
 		if err != nil {
 			return Found{}, false, err
 		}
-		f.Layout, f.What = layout, what
+		f.Layout, f.What = layout, "etcd of this "+distribution+" node"
+		if _, _, ok := unixSocket(f.Endpoints[0]); ok {
+			// Where kube-apiserver reads a socket it is kine's (RKE2
+			// with an external datastore): an etcd listens on TCP.
+			f.What = "kine of this " + distribution + " node"
+		}
 		if f.EncryptionConfig == "" && layout == RKE2 {
 			if f.EncryptionConfig, err = n.optional(rke2Encryption); err != nil {
 				return Found{}, false, err
@@ -64,7 +69,7 @@ func fromAPIServer(n node, m *manifest) (Found, error) {
 }
 
 // endpoints splits a comma-separated list of client URLs. A Unix socket
-// (RKE2 and k3s on kine: unixs://…/kine.sock) is a path in the container,
+// (RKE2 on kine: unixs://…/kine.sock) is a path in the container,
 // which is somewhere else on this machine; a TCP address is the same from
 // here, since kubectl debug's sysadmin profile shares the node's network.
 func (m *manifest) endpoints(n node, list string) ([]string, error) {

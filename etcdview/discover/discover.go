@@ -77,8 +77,8 @@ type probe func(n node) (f Found, ok bool, err error)
 // says most (prefix, encryption), etcd's own only where kube-apiserver does
 // not run, k3s runs neither as a static pod.
 var probes = []probe{
-	apiServerProbe(Kubeadm, "/etc/kubernetes/manifests/kube-apiserver.yaml", "etcd of this kubeadm node"),
-	apiServerProbe(RKE2, rke2Manifests+"/kube-apiserver.yaml", "etcd of this RKE2 node"),
+	apiServerProbe(Kubeadm, "/etc/kubernetes/manifests/kube-apiserver.yaml", "kubeadm"),
+	apiServerProbe(RKE2, rke2Manifests+"/kube-apiserver.yaml", "RKE2"),
 	etcdProbe("/etc/kubernetes/manifests/etcd.yaml", "etcd of this etcd-only kubeadm node"),
 	etcdProbe(rke2Manifests+"/etcd.yaml", "etcd of this etcd-only RKE2 node"),
 	k3sEtcd,

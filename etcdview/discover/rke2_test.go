@@ -93,6 +93,9 @@ func TestFindRKE2OnKineMapsItsSocket(t *testing.T) {
 	}
 	write(t, root, rke2Encryption, []byte("{}"))
 	f := find(t, root)
+	if want := "kine of this RKE2 node"; f.What != want {
+		t.Errorf("What = %q, want %q", f.What, want)
+	}
 	if want := []string{"unixs://" + filepath.Join(root, sock)}; !cmp.Equal(f.Endpoints, want) {
 		t.Errorf("Endpoints = %q, want %q", f.Endpoints, want)
 	}
