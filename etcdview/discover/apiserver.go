@@ -5,17 +5,12 @@ import (
 	"strings"
 )
 
-// rke2Manifests is where RKE2's kubelet reads its static pods.
-const rke2Manifests = "/var/lib/rancher/rke2/agent/pod-manifests"
-
-// rke2Encryption is where RKE2 keeps its EncryptionConfiguration: it
-// encrypts Secrets from the start.
-const rke2Encryption = "/var/lib/rancher/rke2/server/cred/encryption-config.json"
-
 // apiServerProbe reads kube-apiserver's static pod manifest, which names
 // everything: its --etcd-servers, the client's TLS files, --etcd-prefix and
-// --encryption-provider-config. distribution names the node in What.
-func apiServerProbe(layout Layout, manifestPath, distribution string) probe {
+// --encryption-provider-config. distribution names the node in What;
+// encryption is the distribution's own encryption config, taken when the
+// manifest names none and it is there ("" for none).
+func apiServerProbe(layout Layout, manifestPath, distribution, encryption string) probe {
 	return func(n node) (Found, bool, error) {
 		m, ok, err := n.readManifest(manifestPath, "kube-apiserver")
 		if err != nil || !ok {
@@ -31,8 +26,8 @@ func apiServerProbe(layout Layout, manifestPath, distribution string) probe {
 			// with an external datastore): an etcd listens on TCP.
 			f.What = "kine of this " + distribution + " node"
 		}
-		if f.EncryptionConfig == "" && layout == RKE2 {
-			if f.EncryptionConfig, err = n.optional(rke2Encryption); err != nil {
+		if f.EncryptionConfig == "" && encryption != "" {
+			if f.EncryptionConfig, err = n.optional(encryption); err != nil {
 				return Found{}, false, err
 			}
 		}

@@ -77,12 +77,17 @@ type probe func(n node) (f Found, ok bool, err error)
 // says most (prefix, encryption), etcd's own only where kube-apiserver does
 // not run, k3s runs neither as a static pod.
 var probes = []probe{
-	apiServerProbe(Kubeadm, "/etc/kubernetes/manifests/kube-apiserver.yaml", "kubeadm"),
-	apiServerProbe(RKE2, rke2Manifests+"/kube-apiserver.yaml", "RKE2"),
+	apiServerProbe(Kubeadm, "/etc/kubernetes/manifests/kube-apiserver.yaml", "kubeadm", ""),
+	underDataDir("rke2", func(dir string) probe {
+		// RKE2 encrypts Secrets from the start, with this file.
+		return apiServerProbe(RKE2, dir+"/agent/pod-manifests/kube-apiserver.yaml", "RKE2", dir+"/server/cred/encryption-config.json")
+	}),
 	etcdProbe("/etc/kubernetes/manifests/etcd.yaml", "etcd of this etcd-only kubeadm node"),
-	etcdProbe(rke2Manifests+"/etcd.yaml", "etcd of this etcd-only RKE2 node"),
-	k3sEtcd,
-	k3sKine,
+	underDataDir("rke2", func(dir string) probe {
+		return etcdProbe(dir+"/agent/pod-manifests/etcd.yaml", "etcd of this etcd-only RKE2 node")
+	}),
+	underDataDir("k3s", func(dir string) probe { return k3sEtcd(dir + "/server") }),
+	underDataDir("k3s", func(dir string) probe { return k3sKine(dir + "/server") }),
 }
 
 // Find reads the node's files under hostRoot ("" is "/") and says where its

@@ -69,3 +69,31 @@ func TestFindK3sKine(t *testing.T) {
 	want.EncryptionConfig = k3sEncryption
 	findAsWanted(t, root, want)
 }
+
+// TestFindUnderTheConfiguredDataDir: k3s and RKE2 read --data-dir from
+// /etc/rancher/NAME/config.yaml and then config.yaml.d/*.yaml in name
+// order, the last one winning; their files are under it.
+func TestFindUnderTheConfiguredDataDir(t *testing.T) {
+	t.Run("k3s", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, "/etc/rancher/k3s/config.yaml", []byte("write-kubeconfig-mode: \"0644\"\ndata-dir: /data/k3s\n"))
+		write(t, root, "/etc/rancher/k3s/config.yaml.d/20-disk.yaml", []byte("data-dir: /srv/k3s\n"))
+		write(t, root, "/etc/rancher/k3s/config.yaml.d/10-first.yaml", []byte("data-dir: /wrong\n"))
+		write(t, root, "/etc/rancher/k3s/config.yaml.d/30-other.yaml", []byte("node-label: [disk=ssd]\n"))
+		write(t, root, "/srv/k3s/server/db/state.db", []byte("SQLite format 3\x00"))
+		findAsWanted(t, root, discover.Found{
+			Layout: discover.K3sKine, What: "SQLite datastore of this k3s node", From: "/srv/k3s/server/db/state.db",
+			Prefix: "/registry", DB: "/srv/k3s/server/db/state.db",
+		})
+	})
+	t.Run("RKE2", func(t *testing.T) {
+		root := t.TempDir()
+		write(t, root, "/etc/rancher/rke2/config.yaml", []byte("data-dir: /opt/rke2\n"))
+		writePod(t, root, "/opt/rke2/agent/pod-manifests/kube-apiserver.yaml", rke2Pod("kube-apiserver", []string{"--etcd-servers=https://127.0.0.1:2379"}))
+		write(t, root, "/opt/rke2/server/cred/encryption-config.json", []byte("{}"))
+		findAsWanted(t, root, discover.Found{
+			Layout: discover.RKE2, What: "etcd of this RKE2 node", From: "/opt/rke2/agent/pod-manifests/kube-apiserver.yaml",
+			Endpoints: []string{"https://127.0.0.1:2379"}, Prefix: "/registry", EncryptionConfig: "/opt/rke2/server/cred/encryption-config.json",
+		})
+	})
+}
