@@ -23,7 +23,8 @@ const kubeadmManifest = "/etc/kubernetes/manifests/kube-apiserver.yaml"
 // here, with kubeadm's own code: kube-apiserver's and etcd's static pods
 // (both, as on a stacked control-plane node), pointed at e, and e's TLS
 // files where the manifests name them. edit changes the configuration
-// before the pods are made (extraArgs, extraVolumes); nil leaves kubeadm's
+// before the pods are made (extraArgs, extraVolumes, an external etcd,
+// whose files it names, instead of a local one); nil leaves kubeadm's
 // defaults.
 func kubeadmNode(t *testing.T, root string, e *etcdtest.External, edit func(*kubeadmapi.InitConfiguration)) {
 	t.Helper()
@@ -38,11 +39,17 @@ func kubeadmNode(t *testing.T, root string, e *etcdtest.External, edit func(*kub
 	dir := filepath.Join(root, kubeadmconstants.KubernetesDir, kubeadmconstants.ManifestsSubDirName)
 	pods := controlplane.GetStaticPodSpecs(&cfg.ClusterConfiguration, &cfg.LocalAPIEndpoint, nil)
 	apiServer := pods[kubeadmconstants.KubeAPIServer]
-	// kubeadm points kube-apiserver at https://127.0.0.1:2379; the test's
-	// etcd is on a port picked now.
-	setFlag(t, &apiServer.Spec.Containers[0], "etcd-servers", e.Endpoint)
+	if cfg.Etcd.Local != nil {
+		// kubeadm points kube-apiserver at its local etcd on
+		// https://127.0.0.1:2379; the test's is on a port picked now.
+		setFlag(t, &apiServer.Spec.Containers[0], "etcd-servers", e.Endpoint)
+	}
 	if err := staticpodutil.WriteStaticPodToDisk(kubeadmconstants.KubeAPIServer, dir, apiServer); err != nil {
 		t.Fatal(err)
+	}
+	if ext := cfg.Etcd.External; ext != nil {
+		place(t, root, map[string]string{e.TLS.CA: ext.CAFile, e.TLS.Cert: ext.CertFile, e.TLS.Key: ext.KeyFile})
+		return
 	}
 	etcdPod := etcdphase.GetEtcdPodSpec(&cfg.ClusterConfiguration, &cfg.LocalAPIEndpoint, "node-1", nil)
 	setFlag(t, &etcdPod.Spec.Containers[0], "listen-client-urls", e.Endpoint)
@@ -89,6 +96,29 @@ func TestFindKubeadmNodeConnects(t *testing.T) {
 	if got, line := f.String(), "etcd of this kubeadm node, from /etc/kubernetes/manifests/kube-apiserver.yaml"; got != line {
 		t.Errorf("String() = %q, want %q", got, line)
 	}
+	readsThrough(t, e, f)
+}
+
+// TestFindKubeadmExternalEtcdConnects: kubeadm's external etcd topology
+// names the etcd's endpoints and the client's files in its configuration;
+// kubeadm mounts the directories of those files into kube-apiserver.
+func TestFindKubeadmExternalEtcdConnects(t *testing.T) {
+	e := tlsEtcd(t)
+	root := t.TempDir()
+	kubeadmNode(t, root, e, func(cfg *kubeadmapi.InitConfiguration) {
+		cfg.Etcd.Local = nil
+		cfg.Etcd.External = &kubeadmapi.ExternalEtcd{
+			// A second member that is down: 127.0.0.1:1 refuses.
+			Endpoints: []string{e.Endpoint, "https://127.0.0.1:1"},
+			CAFile:    "/etc/etcd/pki/ca.pem", CertFile: "/etc/etcd/pki/apiserver-client.pem", KeyFile: "/etc/etcd/pki/apiserver-client-key.pem",
+		}
+	})
+	f := findAsWanted(t, root, discover.Found{
+		Layout: discover.Kubeadm, What: "etcd of this kubeadm node", From: kubeadmManifest,
+		Endpoints: []string{e.Endpoint, "https://127.0.0.1:1"},
+		CACert:    "/etc/etcd/pki/ca.pem", Cert: "/etc/etcd/pki/apiserver-client.pem", Key: "/etc/etcd/pki/apiserver-client-key.pem",
+		Prefix: "/registry",
+	})
 	readsThrough(t, e, f)
 }
 
