@@ -83,16 +83,19 @@ type owner struct {
 }
 
 // pend keeps closeFn until the switch to its cluster; false once the
-// program ended, when it has closed it.
+// program ended, when it has closed it. That close runs here, on Open's
+// goroutine, not counted in closing: end may be waiting on it already.
 func (o *owner) pend(closeFn func()) bool {
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.ended {
-		o.run(closeFn)
-		return false
+	ended := o.ended
+	if !ended {
+		o.pending = closeFn
 	}
-	o.pending = closeFn
-	return true
+	o.mu.Unlock()
+	if ended && closeFn != nil {
+		closeFn()
+	}
+	return !ended
 }
 
 // switched makes the pending cluster the current one, and closes the one

@@ -254,8 +254,9 @@ func TestCtxNameSwitchesDirectly(t *testing.T) {
 	command(tm, "context beta")
 	waitScreen(t, tm, "switched to beta", "csinodes/")
 	m := finalModel(t, tm)
-	if got := m.View(); !strings.Contains(got, "[1 browse]") || !strings.Contains(got, "etcd of this kubeadm node") {
-		t.Errorf("after :context beta, not beta's browse screen:\n%s", got)
+	// Open gave no tail size: the user's (100 here) carries over.
+	if got := m.View(); !strings.Contains(got, "[1 browse]") || !strings.Contains(got, "etcd of this kubeadm node") || !strings.Contains(got, "tail 0/100 kept") {
+		t.Errorf("after :context beta, not beta's browse screen with the tail's size:\n%s", got)
 	}
 	m.end()
 	if n := f.closesOf("beta"); n != 1 {
@@ -327,28 +328,33 @@ func TestMessagesOfTheClusterSwitchedAwayFromAreDropped(t *testing.T) {
 }
 
 // TestCtxShowsClusterNamesInert lists, flashes and switches to a cluster
-// whose name and place hold uitest.Hostile, as a config file can: the
-// screen holds nothing a terminal acts on, and shows them escaped.
+// whose name and place hold uitest.Hostile, as a config file can, and
+// flashes an Open error that quotes a file's contents: the screen holds
+// nothing a terminal acts on, and shows them escaped.
 func TestCtxShowsClusterNamesInert(t *testing.T) {
 	h := uitest.Hostile
 	tests := []struct {
-		name string
-		run  func(t *testing.T, tm *teatest.TestModel)
-		want string
+		name    string
+		run     func(t *testing.T, tm *teatest.TestModel)
+		openErr error
+		want    string
 	}{
-		{"list", func(_ *testing.T, tm *teatest.TestModel) { command(tm, "ctx") }, `from /etc/\x1b]0;pwned\x07`},
-		{"unknown name", func(_ *testing.T, tm *teatest.TestModel) { command(tm, "ctx nosuch") }, `:ctx lists alpha, beta, evil\x1b]0;pwned\x07`},
+		{"list", func(_ *testing.T, tm *teatest.TestModel) { command(tm, "ctx") }, nil, `from /etc/\x1b]0;pwned\x07`},
+		{"unknown name", func(_ *testing.T, tm *teatest.TestModel) { command(tm, "ctx nosuch") }, nil, `:ctx lists alpha, beta, evil\x1b]0;pwned\x07`},
 		{"switched", func(t *testing.T, tm *teatest.TestModel) {
 			command(tm, "ctx")
 			waitScreen(t, tm, "CURRENT")
 			typeText(tm, "jj")
 			press(tm, tea.KeyEnter)
-		}, `switched to evil\x1b]0;pwned\x07`},
+		}, nil, `switched to evil\x1b]0;pwned\x07`},
+		{"open fails", func(_ *testing.T, tm *teatest.TestModel) { command(tm, "ctx beta") },
+			errors.New("read /etc/" + h), `cannot switch to beta: read /etc/\x1b]0;pwned\x07`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f, alpha := twoClusters()
 			f.clusters = append(f.clusters, &fakeCluster{name: "evil" + h, what: "from /etc/" + h, src: betaSource()})
+			f.find("beta").openErr = tc.openErr
 			tm := startClusters(t, f, alpha)
 			tc.run(t, tm)
 			waitScreen(t, tm, tc.want)
@@ -360,5 +366,40 @@ func TestCtxShowsClusterNamesInert(t *testing.T) {
 				t.Errorf("the screen does not show %q:\n%s", tc.want, got)
 			}
 		})
+	}
+}
+
+// TestOwnerClosesWhatOpenGaveOnce: each closeFn runs once, the current
+// one's at the next switch, the rest at the end, one opened after the end
+// at once; the cluster the caller gave (none pending at the first switch)
+// is not the owner's.
+func TestOwnerClosesWhatOpenGaveOnce(t *testing.T) {
+	var mu sync.Mutex
+	closed := map[string]int{}
+	closer := func(name string) func() {
+		return func() {
+			mu.Lock()
+			defer mu.Unlock()
+			closed[name]++
+		}
+	}
+	var o owner
+	o.pend(closer("a"))
+	o.switched() // from the caller's cluster to a
+	o.pend(closer("b"))
+	o.switched() // from a to b
+	o.pend(closer("c"))
+	o.end() // b shown, c opened as the program ended
+	if o.pend(closer("d")) {
+		t.Errorf("a cluster opened after the end was taken")
+	}
+	o.end()
+	want := map[string]int{"a": 1, "b": 1, "c": 1, "d": 1}
+	mu.Lock()
+	defer mu.Unlock()
+	for name, n := range want {
+		if closed[name] != n {
+			t.Errorf("%s closed %d times, want %d (all: %v)", name, closed[name], n, closed)
+		}
 	}
 }
