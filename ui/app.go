@@ -5,7 +5,8 @@
 // writes down the write path, see what fills etcd (space) and what changed
 // in a window of revisions (timeline). Each pane is a package of its own;
 // the app sizes them, routes messages to them and performs the intents
-// they return.
+// they return. :ctx lists the clusters Options.Clusters offers, and
+// switches the whole app to another one without restarting (switch.go).
 package ui
 
 import (
@@ -24,6 +25,7 @@ import (
 	"github.com/etcdscope/etcdscope/ui/changes"
 	"github.com/etcdscope/etcdscope/ui/cluster"
 	"github.com/etcdscope/etcdscope/ui/common"
+	"github.com/etcdscope/etcdscope/ui/contexts"
 	"github.com/etcdscope/etcdscope/ui/history"
 	"github.com/etcdscope/etcdscope/ui/space"
 	"github.com/etcdscope/etcdscope/ui/tail"
@@ -127,26 +129,53 @@ type Model struct {
 	// treeSeen is the tail's event count when the tree last reloaded.
 	treeSeen uint64
 
+	// parent is the UI's context; the reads of the cluster shown run on
+	// a child of it (common.Ctx), which cancel ends when the explorer
+	// switches away or the program ends.
+	parent context.Context
+	cancel context.CancelFunc
+	// epoch counts the switches: each message carries the epoch of the
+	// command that made it (switch.go), and Update drops earlier ones.
+	epoch int
+	owner *owner
+
+	clusters      *contexts.Model // the list :ctx opens
+	clustersShown bool
+	listed        []NamedCluster // what the list shows
+	switching     string         // the cluster being opened
+
 	width, height int
 }
 
-// New builds the UI on opts.Source.
+// New builds the UI on opts.Source, which the caller closes after Run;
+// the UI closes only the clusters Options.Clusters opens.
 func New(ctx context.Context, opts Options) *Model {
+	m := &Model{parent: ctx, owner: new(owner)}
+	m.build(opts)
+	return m
+}
+
+// build makes m the app on opts.Source, in m's context, epoch and terminal
+// size: New's, and a switch's, which replaces every pane.
+func (m *Model) build(opts Options) {
 	if opts.TailBuffer <= 0 {
 		opts.TailBuffer = DefaultTailBuffer
 	}
+	ctx, cancel := context.WithCancel(m.parent)
 	c := common.Common{Ctx: ctx, Src: opts.Source, Styles: common.DefaultStyles(), Timeout: opts.Timeout, Decoder: opts.Decoder, Tick: opts.Tick}
-	in := common.NewInput(":")
 	keys := DefaultKeyMap()
-	m := &Model{
-		common: c, opts: opts, keys: keys, input: in, help: newHelp(c.Styles),
+	*m = Model{
+		parent: m.parent, cancel: cancel, epoch: m.epoch, owner: m.owner, width: m.width, height: m.height,
+		common: c, opts: opts, keys: keys, input: common.NewInput(":"), help: newHelp(c.Styles),
 		browse: newBrowse(c, keys, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), tail: tail.New(c, opts.TailBuffer, opts.Resolve),
 		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval, opts.Export),
-		timeline: changes.New(c), space: space.New(c),
+		timeline: changes.New(c), space: space.New(c), clusters: contexts.New(c.Styles),
 	}
 	m.screens = m.newScreens()
 	m.focus()
-	return m
+	if m.width > 0 {
+		m.layout()
+	}
 }
 
 // flashMsg ends flash number gen.
@@ -172,7 +201,9 @@ type memberDoneMsg struct {
 
 // Init starts the watch and what each screen starts with: the tree's root
 // level, the members' status, the write path's feed.
-func (m *Model) Init() tea.Cmd {
+func (m *Model) Init() tea.Cmd { return tagged(m.epoch, m.init()) }
+
+func (m *Model) init() tea.Cmd {
 	cmds := []tea.Cmd{m.tail.Start(), m.awaitFailure(), m.awaitControlPlane()}
 	for _, s := range m.screens {
 		if p, ok := s.pane.(initer); ok {
@@ -187,90 +218,113 @@ func (m *Model) Init() tea.Cmd {
 
 // awaitControlPlane waits for Options.ControlPlaneReady.
 func (m *Model) awaitControlPlane() tea.Cmd {
-	ready := m.opts.ControlPlaneReady
+	ready, done := m.opts.ControlPlaneReady, m.common.Ctx.Done()
 	if ready == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		<-ready
-		return controlPlaneReadyMsg{}
+		select {
+		case <-ready:
+			return controlPlaneReadyMsg{}
+		case <-done:
+			return nil
+		}
 	}
 }
 
-// awaitFailure waits for the next of Options.Errors; it ends with them.
+// awaitFailure waits for the next of Options.Errors; it ends with them,
+// or with the cluster's reads.
 func (m *Model) awaitFailure() tea.Cmd {
-	errs := m.opts.Errors
+	errs, done := m.opts.Errors, m.common.Ctx.Done()
 	if errs == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		if err, ok := <-errs; ok {
-			return failedMsg{err}
+		select {
+		case err, ok := <-errs:
+			if ok {
+				return failedMsg{err}
+			}
+		case <-done:
 		}
 		return nil
 	}
 }
 
 // Update routes: keys to the pane in front, intents to the app, answers to
-// every pane (each knows its own message types).
+// every pane (each knows its own message types). A message made for a
+// cluster the explorer switched away from is dropped.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if t, ok := msg.(epochMsg); ok {
+		if t.epoch != m.epoch {
+			return m, nil
+		}
+		msg = t.msg
+	}
+	return m, tagged(m.epoch, m.update(msg))
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.onClusters(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
-		return m, nil
+		return nil
 	case tea.KeyMsg:
-		return m, m.onKeys(msg)
+		return m.onKeys(msg)
 	case tea.MouseMsg:
-		return m, m.active().Update(msg)
+		return m.active().Update(msg)
 	case common.FlashMsg:
-		return m, m.setFlash(msg.Text, msg.Err)
+		return m.setFlash(msg.Text, msg.Err)
 	case clearFlashMsg:
 		if msg.gen == m.flashGen {
 			m.flash = ""
 		}
-		return m, nil
+		return nil
 	case common.OpenObjectMsg:
 		cmd := m.browse.openObject(msg)
 		if msg.Focus {
 			m.show(Browse)
 		}
-		return m, cmd
+		return cmd
 	case common.OpenHistoryMsg:
 		m.show(History)
-		return m, m.history.Open(msg.Key, msg.Rev)
+		return m.history.Open(msg.Key, msg.Rev)
 	case common.TailPrefixMsg:
 		m.show(Tail)
-		return m, m.tail.Update(msg)
+		return m.tail.Update(msg)
 	case common.StopMemberMsg:
-		return m, m.memberCmd("stop", msg.Name)
+		return m.memberCmd("stop", msg.Name)
 	case common.RestartMemberMsg:
-		return m, m.memberCmd("restart", msg.Name)
+		return m.memberCmd("restart", msg.Name)
 	case memberDoneMsg:
 		if msg.err != nil {
-			return m, m.setFlash(fmt.Sprintf("%s %s: %v", msg.what, msg.name, msg.err), true)
+			return m.setFlash(fmt.Sprintf("%s %s: %v", msg.what, msg.name, msg.err), true)
 		}
-		return m, m.setFlash(fmt.Sprintf("%s %s: done", msg.what, msg.name), false)
+		return m.setFlash(fmt.Sprintf("%s %s: done", msg.what, msg.name), false)
 	case failedMsg:
-		return m, tea.Batch(m.setFlash(msg.err.Error(), true), m.awaitFailure())
+		return tea.Batch(m.setFlash(msg.err.Error(), true), m.awaitFailure())
 	case controlPlaneReadyMsg:
 		m.controlPlaneReady = true
-		return m, nil
+		return nil
 	case revCheckedMsg:
-		return m, m.onRev(msg)
+		return m.onRev(msg)
 	case cluster.StatusMsg:
 		m.rate.observe(m.now(), m.tail.Ring().Total())
 		m.space.SetStatus(msg.Cluster, msg.Err, msg.At)
-		return m, tea.Batch(m.autoReload(msg.At), m.broadcast(msg))
+		return tea.Batch(m.autoReload(msg.At), m.broadcast(msg))
 	case tail.BatchesMsg:
 		// The space screen's live rates come from the tail's watch: the
 		// same batches, no second watch on etcd.
 		m.space.Observe(msg.Batches, time.Now())
 		cmd := m.broadcast(msg)
 		m.rate.observe(m.now(), m.tail.Ring().Total())
-		return m, cmd
+		return cmd
 	}
-	return m, m.broadcast(msg)
+	return m.broadcast(msg)
 }
 
 // onKeys takes a key message as the terminal read it. Keys typed fast,
@@ -309,6 +363,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 			m.helpShown = false
 		}
 		return nil
+	case m.clustersShown && m.clusters.Takes(msg):
+		return m.clusters.Update(msg)
 	case m.capturing():
 		return m.active().Update(msg)
 	case key.Matches(msg, m.keys.Quit):

@@ -28,8 +28,8 @@ func (m *Model) commandKey(msg tea.KeyMsg) tea.Cmd {
 	return cmd
 }
 
-// run performs a command line: :q, :rev, :key, :tail, or a resource name as
-// kubectl takes it with an optional namespace.
+// run performs a command line: :q, :rev, :key, :tail, :ctx, or a resource
+// name as kubectl takes it with an optional namespace.
 func (m *Model) run(line string) tea.Cmd {
 	f := strings.Fields(line)
 	if len(f) == 0 {
@@ -58,6 +58,10 @@ func (m *Model) run(line string) tea.Cmd {
 		return m.openSpace()
 	case "changes":
 		return m.openTimeline(f[1:], true)
+	case "ctx", "context", "contexts":
+		// A name is the rest of the line: a config file may name a
+		// cluster with spaces.
+		return m.ctxCommand(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), f[0])))
 	case "where":
 		return m.whereCommand(strings.TrimPrefix(strings.TrimSpace(line), "where"))
 	}

@@ -25,7 +25,11 @@ func newHelp(s *common.Styles) help.Model {
 // footer is the keys of the pane in front and the global ones; those that
 // do not fit give way to an ellipsis.
 func (m *Model) footer() string {
-	bindings := append(m.active().ShortHelp(), m.keys.ShortHelp()...)
+	front := m.active().ShortHelp()
+	if m.clustersShown {
+		front = m.clusters.ShortHelp()
+	}
+	bindings := append(front, m.keys.ShortHelp()...)
 	h := m.help
 	h.Width = m.width
 	return h.ShortHelpView(bindings)
@@ -43,7 +47,8 @@ type sectioned interface{ helpSections() []helpSection }
 
 // helpView lists every binding, from the keymaps, in titled blocks laid
 // out in columns: the app's, then each screen's in the order of the table,
-// then the owners view's, which browse opens over the tree.
+// then the owners view's, which browse opens over the tree, and the
+// clusters list's, which :ctx opens over the screens.
 func (m *Model) helpView() string {
 	screenKeys := make([]key.Binding, len(m.screens))
 	for i, s := range m.screens {
@@ -61,7 +66,7 @@ func (m *Model) helpView() string {
 		}
 		sections = append(sections, helpSection{s.name, s.pane.FullHelp()})
 	}
-	sections = append(sections, m.browse.ownersHelp())
+	sections = append(sections, m.browse.ownersHelp(), helpSection{"clusters (:ctx)", m.clusters.FullHelp()})
 	var blocks [][]string
 	for _, sec := range sections {
 		blocks = append(blocks, m.helpBlock(sec))

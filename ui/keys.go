@@ -43,5 +43,6 @@ var commandHelp = []key.Binding{
 	key.NewBinding(key.WithKeys(":du"), key.WithHelp(":du", "space: where the bytes and writes go")),
 	key.NewBinding(key.WithKeys(":where"), key.WithHelp(":where EXPR", "filter a level or the tail by CEL; none clears")),
 	key.NewBinding(key.WithKeys(":changes"), key.WithHelp(":changes [30m|rev] [prefix]", "what changed since then")),
+	key.NewBinding(key.WithKeys(":ctx"), key.WithHelp(":ctx [NAME]", "list the clusters, or switch to one")),
 	key.NewBinding(key.WithKeys(":q"), key.WithHelp(":q", "quit")),
 }

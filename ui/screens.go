@@ -75,7 +75,7 @@ func (m *Model) newScreens() []screen {
 
 // show puts screen s in front.
 func (m *Model) show(s Screen) {
-	m.screen = s
+	m.screen, m.clustersShown = s, false
 	m.focus()
 }
 

@@ -20,6 +20,7 @@ func (m *Model) layout() {
 	for _, s := range m.screens {
 		s.pane.SetSize(m.width, m.bodyHeight())
 	}
+	m.clusters.SetSize(m.width, m.bodyHeight())
 }
 
 // View draws the header, the tabs, the flash line, the screen and the footer.
@@ -33,8 +34,11 @@ func (m *Model) View() string {
 }
 
 func (m *Model) body() string {
-	if m.helpShown {
+	switch {
+	case m.helpShown:
 		return m.helpView()
+	case m.clustersShown:
+		return m.clusters.View()
 	}
 	return m.active().View()
 }
@@ -105,7 +109,7 @@ func (m *Model) tabs() string {
 	parts := make([]string, len(m.screens))
 	for i, sc := range m.screens {
 		label := fmt.Sprintf("%d %s", i+1, sc.name)
-		if Screen(i) == m.screen && !m.helpShown {
+		if Screen(i) == m.screen && !m.helpShown && !m.clustersShown {
 			parts[i] = s.ActiveTab.Render("[" + label + "]")
 		} else {
 			parts[i] = s.Tab.Render(" " + label + " ")
@@ -119,6 +123,8 @@ func (m *Model) flashLine() string {
 	switch {
 	case m.commanding:
 		return common.Fit(m.input.View(), m.width)
+	case m.flash == "" && m.switching != "":
+		return common.Fit(common.Render(s.Flash, "• switching to "+m.switching+"…"), m.width)
 	case m.flash == "":
 		return ""
 	case m.flashErr:
