@@ -28,14 +28,30 @@ const writers = 8
 // Fill writes the plan's objects, then its history, and returns the
 // revision of the last write.
 func Fill(ctx context.Context, kv clientv3.KV, p Plan) (int64, error) {
-	rev, err := write(ctx, kv, p.Objects(), writers)
+	put := putTxn(kv)
+	rev, err := write(ctx, p.Objects(), writers, put)
 	if err != nil {
 		return 0, err
 	}
 	// One transaction at a time, so that the revisions of one key are in
 	// the order written.
-	hrev, err := write(ctx, kv, p.history(), 1)
+	hrev, err := write(ctx, p.history(), 1, put)
 	return max(rev, hrev), err
+}
+
+// putTxn commits a batch as one transaction of puts.
+func putTxn(kv clientv3.KV) commitFunc {
+	return func(ctx context.Context, pairs []kvPair) (int64, error) {
+		ops := make([]clientv3.Op, len(pairs))
+		for i, p := range pairs {
+			ops[i] = clientv3.OpPut(p.key, p.value)
+		}
+		resp, err := kv.Txn(ctx).Then(ops...).Commit()
+		if err != nil {
+			return 0, fmt.Errorf("put %d keys from %s: %w", len(pairs), pairs[0].key, err)
+		}
+		return resp.Header.Revision, nil
+	}
 }
 
 // history is the updates after the fill: every node lease renewed
@@ -65,9 +81,13 @@ func (p Plan) history() iter.Seq[k8sruntime.Object] {
 
 type kvPair struct{ key, value string }
 
-// write encodes objs on every core and puts them txnOps to a transaction,
-// parallel transactions at a time.
-func write(ctx context.Context, kv clientv3.KV, objs iter.Seq[k8sruntime.Object], parallel int) (int64, error) {
+// commitFunc writes one batch of encoded objects and returns the revision
+// of its last write.
+type commitFunc func(ctx context.Context, pairs []kvPair) (int64, error)
+
+// write encodes objs on every core and commits them in batches of txnOps,
+// parallel batches at a time.
+func write(ctx context.Context, objs iter.Seq[k8sruntime.Object], parallel int, commit commitFunc) (int64, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan []k8sruntime.Object)
@@ -100,18 +120,14 @@ func write(ctx context.Context, kv clientv3.KV, objs iter.Seq[k8sruntime.Object]
 	for range parallel {
 		putters.Go(func() {
 			for pairs := range encoded {
-				ops := make([]clientv3.Op, len(pairs))
-				for i, p := range pairs {
-					ops[i] = clientv3.OpPut(p.key, p.value)
-				}
-				resp, err := kv.Txn(ctx).Then(ops...).Commit()
+				rev, err := commit(ctx, pairs)
 				if err != nil {
-					errs <- fmt.Errorf("put %d keys from %s: %w", len(pairs), pairs[0].key, err)
+					errs <- err
 					cancel()
 					return
 				}
 				mu.Lock()
-				last = max(last, resp.Header.Revision)
+				last = max(last, rev)
 				mu.Unlock()
 			}
 		})

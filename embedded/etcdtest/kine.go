@@ -29,7 +29,15 @@ type KineOptions struct {
 	// CompactInterval is kine's --compact-interval; 0 leaves compaction to
 	// clients (kine's default), as kube-apiserver does it.
 	CompactInterval time.Duration
+	// Params is the query of kine's SQLite DSN: K3sSQLiteParams opens the
+	// file as k3s does; "" leaves go-sqlite3's defaults (a rollback
+	// journal synced at every commit: a few hundred writes a second).
+	Params string
 }
+
+// K3sSQLiteParams is kine's sqlite.DefaultParams, the DSN k3s' default
+// datastore opens db/state.db with: a WAL journal, synced at checkpoints.
+const K3sSQLiteParams = "_journal_mode=WAL&_busy_timeout=30000&_synchronous=NORMAL&_txlock=immediate&_stmt_cache_size=20&cache=shared"
 
 // Kine is a running kine: the etcd API over a SQLite file.
 type Kine struct {
@@ -99,7 +107,7 @@ func LaunchKine(bin string, opts KineOptions) (*Kine, error) {
 	k.bin = bin
 	k.args = []string{
 		"--listen-address", listen,
-		"--endpoint", "sqlite://" + k.DB,
+		"--endpoint", "sqlite://" + k.DB + dsnQuery(opts.Params),
 		// 0 serves no metrics: kine's default is :8080 on every address.
 		"--metrics-bind-address", "0",
 	}
@@ -114,6 +122,13 @@ func LaunchKine(bin string, opts KineOptions) (*Kine, error) {
 		return nil, err
 	}
 	return k, nil
+}
+
+func dsnQuery(params string) string {
+	if params == "" {
+		return ""
+	}
+	return "?" + params
 }
 
 // kineVersion is the kine version bench/kine pins, "v0.17.5", or "" when

@@ -25,7 +25,7 @@ func main() {
 	etcdctl := flag.String("etcdctl", "/usr/bin/etcdctl", "etcdctl to compare with (bench/run passes etcdctl 3.7.3, which works against every etcd)")
 	etcdscope := flag.String("etcdscope", "", "etcdscope binary to measure (bench/run builds it)")
 	fillOnly := flag.Bool("fill-only", false, "fill (or reuse) the data dir, then stop")
-	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, history, du, tui, offline, tail, go")
+	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, history, du, tui, offline, changes, tail, go, kine")
 	tuiEndpoint := flag.String("tui-child", "", "internal: run the TUI figures' child process against this endpoint")
 	flag.Parse()
 	if *watchUntil > 0 {
@@ -44,6 +44,9 @@ func main() {
 	}
 	if *quick {
 		*runs, *tailFor = 1, 3*time.Second
+		if !flagSet("kine-keys") {
+			*kineKeys = 10_000
+		}
 	}
 	etcdBin, err := etcdBinary(*etcdArg)
 	if err != nil {
@@ -59,16 +62,27 @@ func main() {
 func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, etcdscope string, fillOnly bool, only string) error {
 	want := func(group string) bool { return only == "" || slices.Contains(strings.Split(only, ","), group) }
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...) }
-	e, err := openData(etcdBin, keys, fillOnly, logf)
-	if err != nil || fillOnly {
-		return err
-	}
-	defer e.Stop()
-	self, err := os.Executable()
+	repo, err := os.Getwd()
 	if err != nil {
 		return err
 	}
-	repo, err := os.Getwd()
+	// Every group but kine measures the etcd fill; kine brings its own.
+	var e *benchEtcd
+	if only == "" || slices.ContainsFunc(strings.Split(only, ","), func(g string) bool { return g != "kine" }) {
+		if e, err = openData(etcdBin, keys, fillOnly, logf); err != nil {
+			return err
+		}
+	}
+	if fillOnly {
+		if want("kine") {
+			_, _, err = keptKine(repo, *kineKeys, logf)
+		}
+		return err
+	}
+	if e != nil {
+		defer e.Stop()
+	}
+	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
@@ -77,21 +91,41 @@ func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, 
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	en := env{repo: repo, etcdscope: etcdscope, etcdctl: etcdctl, self: self, endpoint: e.Endpoint,
+	en := env{repo: repo, etcdscope: etcdscope, etcdctl: etcdctl, self: self,
 		runs: runs, quick: quick, tmp: tmp, keys: keys, pods: fill.NewPlan(keys).Counts["pods"]}
+	measured := "no etcd (the kine group serves its own)"
+	if e != nil {
+		en.endpoint = e.Endpoint
+		measured = fmt.Sprintf("etcd %s (%s, one member)", e.Version, etcdOrigin(etcdBin))
+	}
 	started := time.Now()
+	rows := measureGroups(en, tailFor, want, logf)
 
+	host, _ := os.Hostname()
+	fmt.Printf("\n%s, %s, %d cores, %s, %s; %d runs per figure, medians; took %v\n\n",
+		time.Now().Format("2006-01-02"), host, runtime.NumCPU(), measured, filepath.Base(etcdctl)+" "+etcdctlVersion(etcdctl), runs,
+		time.Since(started).Round(time.Second))
+	printTable(os.Stdout, rows)
+	if quick {
+		fmt.Println("\n(quick run: one pass of each figure on a small fill; the goals are not judged)")
+	}
+	return nil
+}
+
+// measureGroups measures the groups of figures wanted, in the table's
+// order.
+func measureGroups(en env, tailFor time.Duration, want func(string) bool, logf func(string, ...any)) []row {
 	var rows []row
 	var registryKeys float64
 	if want("cli") {
-		logf("command figures (hyperfine, %d runs each)", runs)
+		logf("command figures (hyperfine, %d runs each)", en.runs)
 		var cli []row
 		cli, registryKeys = cliFigures(en)
 		rows = append(rows, cli...)
 		rows = append(rows, columnsFigure(en))
 	}
 	if want("history") {
-		logf("history figures (hyperfine, %d runs each)", runs)
+		logf("history figures (hyperfine, %d runs each)", en.runs)
 		rows = append(rows, historyFigures(en)...)
 	}
 	if want("du") {
@@ -102,11 +136,14 @@ func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, 
 		rows = append(rows, tuiFigures(en, registryKeys)...)
 	}
 	if want("offline") {
-		logf("offline figures: a snapshot of the fill read with --db (hyperfine, %d runs each)", runs)
+		logf("offline figures: a snapshot of the fill read with --db (hyperfine, %d runs each)", en.runs)
 		rows = append(rows, offlineFigures(en)...)
 	}
 	if want("changes") {
 		rows = append(rows, changesFigure(en))
+	}
+	if want("kine") {
+		rows = append(rows, kineFigures(en, *kineKeys, logf)...)
 	}
 	if want("tail") {
 		logf("tail lag (%v of puts)", tailFor)
@@ -116,16 +153,14 @@ func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, 
 		logf("Go benchmarks (decode, ui, embedded/kube)")
 		rows = append(rows, goFigures(en)...)
 	}
+	return rows
+}
 
-	host, _ := os.Hostname()
-	fmt.Printf("\n%s, %s, %d cores, etcd %s (%s, one member), %s; %d runs per figure, medians; took %v\n\n",
-		time.Now().Format("2006-01-02"), host, runtime.NumCPU(), e.Version, etcdOrigin(etcdBin), filepath.Base(etcdctl)+" "+etcdctlVersion(etcdctl), runs,
-		time.Since(started).Round(time.Second))
-	printTable(os.Stdout, rows)
-	if quick {
-		fmt.Println("\n(quick run: one pass of each figure on a small fill; the goals are not judged)")
-	}
-	return nil
+// flagSet says whether the command line gave the flag name.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // etcdOrigin says where the etcd binary comes from, for the table's header.
