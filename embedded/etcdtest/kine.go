@@ -29,9 +29,9 @@ type KineOptions struct {
 	// CompactInterval is kine's --compact-interval; 0 leaves compaction to
 	// clients (kine's default), as kube-apiserver does it.
 	CompactInterval time.Duration
-	// Params is the query of kine's SQLite DSN: K3sSQLiteParams opens the
-	// file as k3s does; "" leaves go-sqlite3's defaults (a rollback
-	// journal synced at every commit: a few hundred writes a second).
+	// Params is the query of kine's SQLite DSN; "" is K3sSQLiteParams, as
+	// k3s opens the file (go-sqlite3's own defaults, a rollback journal
+	// synced at every commit, write a few hundred keys a second).
 	Params string
 }
 
@@ -126,7 +126,7 @@ func LaunchKine(bin string, opts KineOptions) (*Kine, error) {
 
 func dsnQuery(params string) string {
 	if params == "" {
-		return ""
+		params = K3sSQLiteParams
 	}
 	return "?" + params
 }
