@@ -47,6 +47,7 @@ never writes to it; with --db it reads an offline etcd data file.`,
 	root.SetVersionTemplate("{{.Version}}")
 	conn := cmdutil.PersistentConn(root)
 	root.Flags().Int64Var(&flags.rev, "rev", 0, "open the explorer as of this revision, as :rev does (:rev head returns to the newest)")
+	root.Flags().BoolVar(&flags.bundled, "bundled", false, "start the bundled cluster even when one runs already or the node's etcd is found")
 	root.Flags().IntVar(&flags.tailBuffer, "tail-buffer", ui.DefaultTailBuffer, "events the tail keeps; older ones are dropped, and counted in the header")
 	flags.bundledFlags.register(root.Flags(), bundledUsage{
 		demo:       demo.Calm,
