@@ -36,6 +36,8 @@ func initialName(conn *cmdutil.ConnFlags, t *cmdutil.Target) string {
 		return conn.ClusterName()
 	case t.Kind == cmdutil.BundledSource || t.Bundled != nil:
 		return bundledName
+	case t.Found != nil:
+		return nodeName
 	}
 	return flagsName
 }
@@ -56,6 +58,9 @@ func (c *clusterList) List(ctx context.Context) ([]ui.NamedCluster, error) {
 		bundled = "the bundled cluster this explorer runs, in " + c.ex.started.cp.Cluster().DataDir()
 	} else if t, err := c.ex.conn.BundledTarget(ctx); err == nil && t.Bundled != nil {
 		bundled = t.Description
+	}
+	if t, err := c.ex.conn.NodeTarget(nil); err == nil {
+		out = append(out, ui.NamedCluster{Name: nodeName, What: t.Description})
 	}
 	out = append(out, ui.NamedCluster{Name: bundledName, What: bundled})
 	if initialName(c.ex.conn, c.initial) == flagsName {
@@ -89,6 +94,8 @@ func (c *clusterList) target(ctx context.Context, name string) (*cmdutil.Target,
 			return &cmdutil.Target{Kind: cmdutil.BundledSource}, nil
 		}
 		return c.ex.conn.BundledTarget(ctx)
+	case nodeName:
+		return c.ex.conn.NodeTarget(nil)
 	case flagsName:
 		if initialName(c.ex.conn, c.initial) == flagsName {
 			return c.initial, nil

@@ -5,26 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/etcdscope/etcdscope/cli/internal/clitest"
 )
 
-// writeConfig writes body as the config file of a fresh XDG_CONFIG_HOME
-// and returns its path.
-func writeConfig(t *testing.T, body string) string {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", home)
-	path := filepath.Join(home, "etcdscope", "config.yaml")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestNamedReadsTheClusterWithPathsFromTheFilesDirectory(t *testing.T) {
-	path := writeConfig(t, `clusters:
+	path := clitest.UserConfig(t, `clusters:
 - name: prod
   endpoints: [https://10.0.0.1:2379, https://10.0.0.2:2379]
   cacert: pki/ca.crt
@@ -83,7 +69,7 @@ func TestLoadRefusesWhatTheFileMustNotSay(t *testing.T) {
 		{"no name", "clusters:\n- db: x\n", "cluster 1 has no name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := writeConfig(t, tc.body)
+			path := clitest.UserConfig(t, tc.body)
 			_, err := Load(path)
 			if err == nil {
 				t.Fatal("loaded")
@@ -96,7 +82,7 @@ func TestLoadRefusesWhatTheFileMustNotSay(t *testing.T) {
 }
 
 func TestLoadRefusesAFileOthersMayWrite(t *testing.T) {
-	path := writeConfig(t, "clusters: []\n")
+	path := clitest.UserConfig(t, "clusters: []\n")
 	for mode, want := range map[os.FileMode]string{0o620: "writable by its group (mode 0620): chmod go-w " + path, 0o646: "writable by others (mode 0646)"} {
 		if err := os.Chmod(path, mode); err != nil {
 			t.Fatal(err)

@@ -29,6 +29,11 @@ type ConnFlags struct {
 	DB                 string
 	dbIndex            bool
 	DataDir            string
+	// HostRoot is where the node's files are, for discovery ("/" on the
+	// node, /host in kubectl debug node/NAME --profile=sysadmin);
+	// hostRootGiven says the command line gave it.
+	HostRoot      string
+	hostRootGiven bool
 	// Decoding is how values read from the source are decoded; commands
 	// that print values register its flags.
 	Decoding DecodeFlags
@@ -63,6 +68,7 @@ func (f *ConnFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.CommandTimeout, "command-timeout", etcdview.DefaultCommandTimeout, "how long each request may take (ETCDCTL_COMMAND_TIMEOUT)")
 	fs.StringVar(&f.DB, "db", "", "read an offline etcd data file (member/snap/db or a snapshot) instead of a live etcd")
 	fs.BoolVar(&f.dbIndex, "db-index", true, "keep the --db file's key index for the next command, beside it as FILE.etcdscope-index or in the cache directory (false: build it in memory and write nothing)")
+	fs.StringVar(&f.HostRoot, "host-root", "/", "where the node's files are, to find its etcd when no flag names one (kubectl debug node/NAME --profile=sysadmin mounts the node at /host); given, only the node's etcd is read")
 	fs.StringVar(&f.cluster, "cluster", "", "read the cluster of this name in the config file, ${XDG_CONFIG_HOME:-~/.config}/etcdscope/config.yaml (a connection flag given as well wins over its field)")
 	fs.StringVar(&f.DataDir, "data-dir", "", "the bundled cluster's data dir: the explorer and serve start it there (default: a temporary directory removed on exit); other commands read the bundled cluster running there")
 }
@@ -114,6 +120,7 @@ var nonEmpty = []struct{ flag, give string }{
 	{"user", "name or name:password"},
 	{"data-dir", "a directory"},
 	{"cluster", "a name from the config file"},
+	{"host-root", "a directory"},
 }
 
 // checkEmpty refuses a connection flag, or its variable, given empty; an
@@ -185,26 +192,26 @@ func (f *ConnFlags) etcdConfig() (etcdview.Config, error) {
 		DialTimeout:        f.dialTimeout,
 		CommandTimeout:     f.CommandTimeout,
 	}
-	if f.user == "" {
-		return cfg, nil
+	var err error
+	cfg.Username, cfg.Password, err = f.credentials()
+	return cfg, err
+}
+
+// credentials are --user and --password; a --user without a password asks
+// for one on the terminal, as etcdctl does.
+func (f *ConnFlags) credentials() (user, password string, err error) {
+	if f.user == "" || f.password != "" {
+		return f.user, f.password, nil
 	}
-	cfg.Username, cfg.Password = f.user, f.password
-	if f.password == "" {
-		name, pass, ok := strings.Cut(f.user, ":")
-		switch {
-		case ok:
-			cfg.Username, cfg.Password = name, pass
-		case f.noPrompt:
-			return cfg, fmt.Errorf("no password for user %q: give --password or ETCDCTL_PASSWORD, or start etcdscope --cluster %s, which asks for it", name, f.cluster)
-		default:
-			p, err := promptPassword(name)
-			if err != nil {
-				return cfg, err
-			}
-			cfg.Password = p
-		}
+	name, pass, ok := strings.Cut(f.user, ":")
+	switch {
+	case ok:
+		return name, pass, nil
+	case f.noPrompt:
+		return name, "", fmt.Errorf("no password for user %q: give --password or ETCDCTL_PASSWORD, or start etcdscope --cluster %s, which asks for it", name, f.cluster)
 	}
-	return cfg, nil
+	pass, err = promptPassword(name)
+	return name, pass, err
 }
 
 func promptPassword(user string) (string, error) {
@@ -238,6 +245,7 @@ func PersistentConn(root *cobra.Command) *ConnFlags {
 			return err
 		}
 		f.errOut = cmd.ErrOrStderr()
+		f.hostRootGiven = cmd.Flags().Changed("host-root")
 		// The decoder decrypts with the encryption config found with the
 		// source, so it resolves the source the command will read.
 		f.Decoding.target = func() (*Target, error) { return f.Target(cmd.Context()) }

@@ -17,7 +17,7 @@ import (
 // ErrNoSource is what a command says when nothing names an etcd and no
 // bundled cluster runs: it never starts a throwaway one, whose empty
 // answer would read as the truth.
-var ErrNoSource = errors.New("no etcd to read: give --endpoints (or ETCDCTL_ENDPOINTS), --db FILE, or start the bundled cluster (etcdscope, or etcdscope serve --apiserver)")
+var ErrNoSource = errors.New("no etcd to read: no bundled cluster runs and this node has none (no kube-apiserver or etcd manifest, no k3s): give --endpoints (or ETCDCTL_ENDPOINTS), --db FILE, --cluster NAME, or start the bundled cluster (etcdscope, or etcdscope serve --apiserver)")
 
 // origin is where a source that no flag named came from, and why: the
 // command says it on stderr, so that a user knows which etcd answered.

@@ -10,6 +10,7 @@ import (
 	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/discover"
 )
 
 // Target is what a command reads once the flags, the named cluster, the
@@ -26,6 +27,9 @@ type Target struct {
 	fileOptions etcdview.FileOptions
 	// Bundled is the running bundled cluster read, nil for another etcd.
 	Bundled *controlplane.State
+	// Found is what discovery found on the node, nil when it was not
+	// read from the node's files.
+	Found *discover.Found
 	// Description names it in the explorer's header: "etcd of this
 	// kubeadm node, from /etc/kubernetes/manifests/kube-apiserver.yaml".
 	Description string
@@ -73,8 +77,48 @@ func (f *ConnFlags) resolve(ctx context.Context) (*Target, error) {
 		return t, nil
 	case f.StartBundled:
 		return &Target{Kind: BundledSource}, nil
+	case f.hostRootGiven:
+		// --host-root asks for the node's etcd: a bundled cluster that
+		// runs is not what was asked, nor one started instead.
+		if f.DataDir != "" {
+			return nil, fmt.Errorf("--host-root reads the node's etcd and --data-dir the bundled cluster: give one")
+		}
+		return f.NodeTarget(nil)
 	}
-	return f.bundledTarget(ctx)
+	t, err := f.bundledTarget(ctx)
+	if err != nil || t.Kind != BundledSource || f.DataDir != "" {
+		return t, err
+	}
+	return f.NodeTarget(t)
+}
+
+// NodeTarget is the etcd the node's files under --host-root describe
+// (kube-apiserver's or etcd's static pod manifest, k3s' files). With none
+// there it is notFound when given, else discovery's error; a file it
+// cannot read is an error, never none.
+func (f *ConnFlags) NodeTarget(notFound *Target) (*Target, error) {
+	found, err := discover.Find(f.HostRoot)
+	switch {
+	case errors.Is(err, discover.ErrNotFound) && notFound != nil:
+		return notFound, nil
+	case err != nil:
+		return nil, err
+	}
+	t := &Target{Kind: FileSource, DB: found.DB, Description: found.String(), EncryptionConfig: found.EncryptionConfig,
+		said: &origin{what: found.What, from: found.From}, fileOptions: etcdview.FileOptions{NoIndexFile: !f.dbIndex}}
+	if len(found.Endpoints) > 0 {
+		// The node's etcd may still want a user of etcd's own auth.
+		cfg := found.Config()
+		if cfg.Username, cfg.Password, err = f.credentials(); err != nil {
+			return nil, err
+		}
+		cfg.DialTimeout, cfg.CommandTimeout = f.dialTimeout, f.CommandTimeout
+		said := t.said
+		t = liveTarget(cfg, t.Description)
+		t.EncryptionConfig, t.said = found.EncryptionConfig, said
+	}
+	t.Found = &found
+	return t, nil
 }
 
 // ClusterName is --cluster, "" when not given.
