@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,11 +11,6 @@ import (
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/server/options/encryptionconfig"
-	"k8s.io/apiserver/pkg/storage/value"
 )
 
 // tlsEtcd is an etcd 3.6 serving TLS with client-certificate auth, as
@@ -74,57 +67,16 @@ func TestANodesManifestThatCannotBeUsedIsTheCommandsError(t *testing.T) {
 	}
 }
 
-// encryptedSecret is an EncryptionConfiguration for secrets with aescbc and
-// one key, as an operator writes it for kube-apiserver, and the Secret
-// "db" encrypted with it by the transformers kube-apiserver builds from it.
-func encryptedSecret(t *testing.T) (path, key string, stored []byte) {
-	t.Helper()
-	config := `apiVersion: apiserver.config.k8s.io/v1
-kind: EncryptionConfiguration
-resources:
-  - resources: [secrets]
-    providers:
-      - aescbc:
-          keys:
-            - name: key1
-              secret: ` + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")) + `
-      - identity: {}
-`
-	path = filepath.Join(t.TempDir(), "enc.yaml")
-	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	secret := &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "default", UID: "1b4e28ba-2fa1-11d2-883f-0016d3cca427"},
-		Data:       map[string][]byte{"password": []byte("hunter2")}}
-	plain, err := etcdviewtest.Encode(secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key = "/registry/secrets/default/db"
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	enc, err := encryptionconfig.LoadEncryptionConfig(ctx, path, false, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stored, err = enc.Transformers[schema.GroupResource{Resource: "secrets"}].TransformToStorage(ctx, plain, value.DefaultContext(key))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path, key, stored
-}
-
 func TestEncryptionConfigTheNodeNamesDecryptsSecrets(t *testing.T) {
 	stateDir(t)
 	e, cli := tlsEtcd(t)
-	config, key, stored := encryptedSecret(t)
+	config, key, stored := clitest.EncryptedSecret(t)
 	if _, err := cli.Put(t.Context(), key, string(stored)); err != nil {
 		t.Fatal(err)
 	}
 	root := clitest.KubeadmNode(t, e.Endpoint, e.TLS, config)
 	get := []string{"get", "secret", "db", "--host-root", root, "-o", "jsonpath={.data.password}"}
-	if got := run(t, append(get, "--show-secrets")...); got != base64.StdEncoding.EncodeToString([]byte("hunter2")) {
+	if got := run(t, append(get, "--show-secrets")...); got != "aHVudGVyMg==" { // base64 of hunter2, the Secret's password
 		t.Errorf("the Secret with --show-secrets: %q, want it decrypted with the node's encryption config", got)
 	}
 	if got := run(t, get...); !strings.Contains(got, "bytes") || strings.Contains(got, "aHVudGVyMg") {
@@ -134,5 +86,13 @@ func TestEncryptionConfigTheNodeNamesDecryptsSecrets(t *testing.T) {
 	bare := clitest.KubeadmNode(t, e.Endpoint, e.TLS, "")
 	if _, out, errOut := runCommand(t, "get", "secret", "db", "--host-root", bare, "-o", "yaml"); strings.Contains(out, "password") || !strings.Contains(errOut, `encrypted with aescbc key "key1"`) {
 		t.Errorf("the Secret with no encryption config: %q, stderr %q, want it said encrypted with aescbc", out, errOut)
+	}
+}
+
+func TestBundledWithASourceNamedIsRefused(t *testing.T) {
+	for _, args := range [][]string{{"--bundled", "--endpoints", "127.0.0.1:1"}, {"--bundled", "--db", "x.db"}} {
+		if msg := runFails(t, args...); msg != "Error: --bundled starts the bundled cluster: drop --endpoints and --db" {
+			t.Errorf("etcdscope %s: %q", strings.Join(args, " "), msg)
+		}
 	}
 }

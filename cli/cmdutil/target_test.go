@@ -60,6 +60,15 @@ func TestNoFlagReadsTheBundledClusterThenTheNodeThenNothing(t *testing.T) {
 	if tg := target("", "--host-root", node); tg.Found == nil {
 		t.Errorf("--host-root given while a bundled cluster runs: %+v, want the node's", tg)
 	}
+	bundled := parseConn(t, nil, nil)
+	bundled.HostRoot, bundled.StartBundled = node, true
+	if tg, err := bundled.Target(ctx); err != nil || tg.Kind != BundledSource {
+		t.Errorf("the explorer's --bundled: %+v, %v; want the bundled cluster started whatever runs or is found", tg, err)
+	}
+	both := parseConn(t, []string{"--host-root", node, "--data-dir", cp.Cluster().DataDir()}, nil)
+	if _, err := both.Target(ctx); err == nil || err.Error() != "--host-root reads the node's etcd and --data-dir the bundled cluster: give one" {
+		t.Errorf("--host-root and --data-dir: %v", err)
+	}
 	cp.Close()
 	if tg := target(t.TempDir()); tg.Kind != BundledSource || !errors.Is(tg.NoSource, ErrNoSource) {
 		t.Errorf("nothing runs nor is on the node: %+v, want none, ErrNoSource", tg)
