@@ -104,20 +104,21 @@ func (f *ConnFlags) NodeTarget(notFound *Target) (*Target, error) {
 	case err != nil:
 		return nil, err
 	}
-	t := &Target{Kind: FileSource, DB: found.DB, Description: found.String(), EncryptionConfig: found.EncryptionConfig,
-		said: &origin{what: found.What, from: found.From}, fileOptions: etcdview.FileOptions{NoIndexFile: !f.dbIndex}}
+	t := &Target{Kind: FileSource, DB: found.DB, fileOptions: etcdview.FileOptions{NoIndexFile: !f.dbIndex}}
 	if len(found.Endpoints) > 0 {
+		if err := etcdview.CheckTimeouts(f.dialTimeout, f.CommandTimeout); err != nil {
+			return nil, err
+		}
 		// The node's etcd may still want a user of etcd's own auth.
 		cfg := found.Config()
 		if cfg.Username, cfg.Password, err = f.credentials(); err != nil {
 			return nil, err
 		}
 		cfg.DialTimeout, cfg.CommandTimeout = f.dialTimeout, f.CommandTimeout
-		said := t.said
-		t = liveTarget(cfg, t.Description)
-		t.EncryptionConfig, t.said = found.EncryptionConfig, said
+		t = liveTarget(cfg, "")
 	}
-	t.Found = &found
+	t.Description, t.EncryptionConfig, t.Found = found.String(), found.EncryptionConfig, &found
+	t.said = &origin{what: found.What, from: found.From}
 	return t, nil
 }
 
