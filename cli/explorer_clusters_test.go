@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -87,6 +88,20 @@ func TestClustersListTheConfigsTheNodesAndTheBundledAndOpenThePickedOne(t *testi
 	}
 	if _, _, err := c.Open(ctx, "staging"); err == nil || !strings.Contains(err.Error(), "it names last-night, guarded") {
 		t.Errorf("an unknown name: %v", err)
+	}
+	// A bundled cluster that runs is the one offered, and attached to.
+	cp := announced(t, "/registry/configmaps/default/served", "v")
+	served := fmt.Sprintf("the bundled cluster in %s (pid %d, started by etcdscope serve)", cp.Cluster().DataDir(), os.Getpid())
+	if got := list(); !strings.Contains(got, " bundled: "+served) {
+		t.Errorf("a bundled cluster runs, the list:\n%s", got)
+	}
+	opts, closeFn, err = c.Open(ctx, "bundled")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeFn()
+	if opts.Description != served || opts.Members != nil || keysBelow(t, ctx, opts, "/registry/configmaps/default/") != "served" {
+		t.Errorf("bundled opened as %q, members %v", opts.Description, opts.Members)
 	}
 }
 
