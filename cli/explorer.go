@@ -3,15 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode/table"
 	"github.com/etcdscope/etcdscope/demo"
-	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/etcdscope/etcdscope/embedded/fanout"
 	"github.com/etcdscope/etcdscope/embedded/kube"
+	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/resource"
 	"github.com/etcdscope/etcdscope/ui"
 	"github.com/etcdscope/etcdscope/ui/writepath"
@@ -24,6 +23,28 @@ type explorerFlags struct {
 	tailBuffer int
 	// rev is the revision the explorer opens at, 0 the newest.
 	rev int64
+	// bundled starts the bundled cluster even when one runs or the node's
+	// etcd was found.
+	bundled bool
+}
+
+// explorer builds the UI's options for a source, the first one and each
+// one :ctx switches to. The bundled cluster it starts runs until it quits.
+type explorer struct {
+	conn    *cmdutil.ConnFlags
+	flags   explorerFlags
+	profile demo.Profile
+	// started is the bundled cluster this explorer started, nil before;
+	// stop stops it.
+	started *startedBundled
+}
+
+// startedBundled is the bundled control plane the explorer runs, and the
+// source that reads it.
+type startedBundled struct {
+	cp   *controlplane.ControlPlane
+	src  etcdview.Source
+	stop func()
 }
 
 // runExplorer opens the source the flags name and shows it in the TUI.
@@ -35,52 +56,62 @@ func runExplorer(ctx context.Context, conn *cmdutil.ConnFlags, flags explorerFla
 	if err != nil {
 		return err
 	}
-	dec, err := conn.Decoding.Decoder()
+	if flags.bundled && kind != cmdutil.BundledSource {
+		return fmt.Errorf("--bundled starts the bundled cluster: drop --endpoints and --db")
+	}
+	conn.StartBundled = flags.bundled
+	ex := &explorer{conn: conn, flags: flags}
+	if ex.profile, err = demo.ParseProfile(flags.demo); err != nil {
+		return err
+	}
+	t, err := conn.Target(ctx)
 	if err != nil {
 		return err
 	}
-	profile, err := demo.ParseProfile(flags.demo)
+	conn.Say(t)
+	opts, closeFn, err := ex.open(ctx, t)
 	if err != nil {
 		return err
 	}
-	opts := ui.Options{TailBuffer: flags.tailBuffer, Timeout: conn.CommandTimeout, Decoder: dec, Rev: flags.rev}
-	var closeFn func()
-	switch kind {
-	case cmdutil.BundledSource:
-		cp, src, closeSrc, err := cmdutil.OpenBundled(ctx, conn, controlplane.Options{
-			APIServer: true, Demo: profile, Nodes: flags.demoNodes, CompactionInterval: flags.compaction,
-			EncryptionConfig: conn.Decoding.EncryptionConfig, CaptureStderr: true, Announce: "the etcdscope explorer",
-		}, flags.members)
-		if err != nil {
-			return err
+	defer ex.close()
+	defer closeFn()
+	opts.Clusters = &clusterList{ex: ex, initial: t, current: initialName(conn, t)}
+	// The UI's watch and reads end with ctx, before the source closes.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return ui.Run(ctx, opts)
+}
+
+// open builds the UI's options for t, starting the bundled cluster when t
+// is none found. closeFn releases what open opened.
+func (ex *explorer) open(ctx context.Context, t *cmdutil.Target) (opts ui.Options, closeFn func(), err error) {
+	dec, err := ex.conn.Decoding.DecoderFor(t)
+	if err != nil {
+		return opts, nil, err
+	}
+	opts = ui.Options{TailBuffer: ex.flags.tailBuffer, Timeout: ex.conn.CommandTimeout, Decoder: dec, Rev: ex.flags.rev}
+	if t.Kind == cmdutil.BundledSource {
+		if closeFn, err = ex.openBundled(ctx, &opts); err != nil {
+			return opts, nil, err
 		}
-		var stopFeed func()
-		opts.WritePath, stopFeed = writePathFeed(cp)
-		opts.Source, closeFn = src, func() { stopFeed(); closeSrc() }
-		opts.Description = fmt.Sprintf("bundled %d-member cluster in %s", len(cp.Cluster().Members()), cp.Cluster().DataDir())
-		opts.Export = append(cmdutil.ExportVars(cp.Cluster().Endpoints(), cp.Cluster().TLS()), "KUBECONFIG="+cmdutil.ShellQuote(cp.APIServer().Kubeconfig))
-		opts.Members = cp
-		opts.Errors = cp.Errors()
-		opts.ControlPlaneReady = cp.Ready()
-	default:
-		src, closeSrc, err := cmdutil.OpenSource(ctx, conn)
+	} else {
+		src, closeSrc, err := t.Open(ctx)
 		if err != nil {
-			return err
+			return opts, nil, err
 		}
 		opts.Source, closeFn = src, closeSrc
-		opts.Description = "etcd at " + strings.Join(conn.Endpoints, ",")
-		if env, ok := conn.FromEnv["endpoints"]; ok {
-			opts.Description += " (" + env + ")"
-		}
-		opts.Export = cmdutil.ExportVars(conn.Endpoints, &embedded.TLSFiles{CA: conn.CACert, Cert: conn.Cert, Key: conn.Key})
+		opts.Description, opts.Export = t.Description, t.Export
 		opts.MembersOff = "k and r stop and restart members of the bundled cluster only: etcdscope never writes to a live etcd"
 		opts.WritePath.Note = "the write path shows in bundled mode, where etcdscope runs the API server"
-		if kind == cmdutil.FileSource {
-			opts.Description, opts.Export = "data file "+conn.DB, nil
+		switch {
+		case t.Kind == cmdutil.FileSource:
 			opts.MembersOff = "an offline data file has no members to stop or restart"
+		case t.Bundled != nil:
+			by := fmt.Sprintf("pid %d (%s)", t.Bundled.PID, t.Bundled.By)
+			opts.MembersOff = "k and r stop and restart members of the bundled cluster this explorer runs; this one runs in " + by
+			opts.WritePath.Note = "the write path shows in the explorer that runs the API server; this cluster's runs in " + by
 		}
 	}
-	defer closeFn()
 	// The tree's leaf levels print their resource's columns, a custom
 	// resource's from its CRD as of the level's revision, as get does.
 	src := opts.Source
@@ -88,10 +119,40 @@ func runExplorer(ctx context.Context, conn *cmdutil.ConnFlags, flags explorerFla
 		r, _, err := resource.Resolve(ctx, src, dec, name, rev)
 		return r, err
 	}
-	// The UI's watch and reads end with ctx, before the source closes.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	return ui.Run(ctx, opts)
+	return opts, closeFn, nil
+}
+
+// openBundled fills opts for the bundled cluster this explorer runs,
+// starting it the first time; closeFn ends the write path's feed, and the
+// cluster runs on until the explorer quits (close).
+func (ex *explorer) openBundled(ctx context.Context, opts *ui.Options) (closeFn func(), err error) {
+	if ex.started == nil {
+		cp, src, closeSrc, err := cmdutil.OpenBundled(ctx, ex.conn, controlplane.Options{
+			APIServer: true, Demo: ex.profile, Nodes: ex.flags.demoNodes, CompactionInterval: ex.flags.compaction,
+			EncryptionConfig: ex.conn.Decoding.EncryptionConfig, CaptureStderr: true, Announce: "the etcdscope explorer",
+		}, ex.flags.members)
+		if err != nil {
+			return nil, err
+		}
+		ex.started = &startedBundled{cp: cp, src: src, stop: closeSrc}
+	}
+	cp := ex.started.cp
+	var stopFeed func()
+	opts.WritePath, stopFeed = writePathFeed(cp)
+	opts.Source = ex.started.src
+	opts.Description = fmt.Sprintf("bundled %d-member cluster in %s", len(cp.Cluster().Members()), cp.Cluster().DataDir())
+	opts.Export = append(cmdutil.ExportVars(cp.Cluster().Endpoints(), cp.Cluster().TLS()), "KUBECONFIG="+cmdutil.ShellQuote(cp.APIServer().Kubeconfig))
+	opts.Members = cp
+	opts.Errors = cp.Errors()
+	opts.ControlPlaneReady = cp.Ready()
+	return stopFeed, nil
+}
+
+// close stops the bundled cluster the explorer started, if it did.
+func (ex *explorer) close() {
+	if ex.started != nil {
+		ex.started.stop()
+	}
 }
 
 // writePathFeed subscribes the write path to the API server's traces and

@@ -31,12 +31,17 @@ func newRoot() *cobra.Command {
 each value decoded into metadata, spec and status, live watch events, and the
 revision history of an object.
 
-With no connection flags it starts its own bundled etcd cluster with
-Kubernetes' own control plane in front of it (kube-apiserver,
+With --endpoints (or ETCDCTL_ENDPOINTS) it reads a live etcd and never
+writes to it; with --db it reads an offline etcd data file; with --cluster
+NAME a cluster named in ${XDG_CONFIG_HOME:-~/.config}/etcdscope/config.yaml.
+With no connection flags it reads, in this order: the bundled cluster that
+runs (etcdscope serve); the etcd this node's kube-apiserver uses, as its
+static pod manifest says (kubeadm, RKE2), etcd's own manifest, or k3s'
+files (under --host-root); and else it starts its own bundled etcd cluster
+with Kubernetes' own control plane in front of it (kube-apiserver,
 kube-controller-manager and kube-scheduler; kubeconfig in the data dir), and
 simulated kubelets and add-ons whose scripted load keeps writes flowing
-(--demo). With --endpoints (or ETCDCTL_ENDPOINTS) it reads a live etcd and
-never writes to it; with --db it reads an offline etcd data file.`,
+(--demo). It says which in the header.`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		// execute prints the error, one line, unless it is the Ctrl-C the
@@ -47,6 +52,7 @@ never writes to it; with --db it reads an offline etcd data file.`,
 	root.SetVersionTemplate("{{.Version}}")
 	conn := cmdutil.PersistentConn(root)
 	root.Flags().Int64Var(&flags.rev, "rev", 0, "open the explorer as of this revision, as :rev does (:rev head returns to the newest)")
+	root.Flags().BoolVar(&flags.bundled, "bundled", false, "start the bundled cluster even when one runs already or the node's etcd is found")
 	root.Flags().IntVar(&flags.tailBuffer, "tail-buffer", ui.DefaultTailBuffer, "events the tail keeps; older ones are dropped, and counted in the header")
 	flags.bundledFlags.register(root.Flags(), bundledUsage{
 		demo:       demo.Calm,

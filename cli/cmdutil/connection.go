@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/etcdscope/etcdscope/cli/clusters"
 	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/spf13/cobra"
@@ -27,6 +29,11 @@ type ConnFlags struct {
 	DB                 string
 	dbIndex            bool
 	DataDir            string
+	// HostRoot is where the node's files are, for discovery ("/" on the
+	// node, /host in kubectl debug node/NAME --profile=sysadmin);
+	// hostRootGiven says the command line gave it.
+	HostRoot      string
+	hostRootGiven bool
 	// Decoding is how values read from the source are decoded; commands
 	// that print values register its flags.
 	Decoding DecodeFlags
@@ -35,6 +42,18 @@ type ConnFlags struct {
 	// errOut is the running command's stderr, where it says which etcd it
 	// reads when no flag named it.
 	errOut io.Writer
+	// cluster is --cluster, a name from the config file; clusterEncryption
+	// its encryption config.
+	cluster, clusterEncryption string
+	// noPrompt refuses a --user without password instead of asking for
+	// it: :ctx opens clusters while the UI holds the terminal.
+	noPrompt bool
+	// StartBundled is the explorer's --bundled: start the bundled cluster
+	// whatever runs or is found.
+	StartBundled bool
+	// target is what the flags resolved to, once (Target).
+	target    *Target
+	targetErr error
 }
 
 func (f *ConnFlags) register(fs *pflag.FlagSet) {
@@ -49,6 +68,8 @@ func (f *ConnFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.CommandTimeout, "command-timeout", etcdview.DefaultCommandTimeout, "how long each request may take (ETCDCTL_COMMAND_TIMEOUT)")
 	fs.StringVar(&f.DB, "db", "", "read an offline etcd data file (member/snap/db or a snapshot) instead of a live etcd")
 	fs.BoolVar(&f.dbIndex, "db-index", true, "keep the --db file's key index for the next command, beside it as FILE.etcdscope-index or in the cache directory (false: build it in memory and write nothing)")
+	fs.StringVar(&f.HostRoot, "host-root", "/", "where the node's files are, to find its etcd when no flag names one (kubectl debug node/NAME --profile=sysadmin mounts the node at /host); given, only the node's etcd is read")
+	fs.StringVar(&f.cluster, "cluster", "", "read the cluster of this name in the config file, ${XDG_CONFIG_HOME:-~/.config}/etcdscope/config.yaml (a connection flag given as well wins over its field)")
 	fs.StringVar(&f.DataDir, "data-dir", "", "the bundled cluster's data dir: the explorer and serve start it there (default: a temporary directory removed on exit); other commands read the bundled cluster running there")
 }
 
@@ -58,20 +79,25 @@ var envFlags = []string{
 	"user", "password", "dial-timeout", "command-timeout",
 }
 
+// clusterEnv are the variables a --cluster names instead: they would
+// point a named cluster's connection at another etcd. The password and
+// timeouts still apply.
+var clusterEnv = []string{"endpoints", "cacert", "cert", "key", "insecure-skip-tls-verify", "user"}
+
 // envName is etcdctl's variable for flag name: ETCDCTL_CACERT for cacert.
 func envName(name string) string {
 	return "ETCDCTL_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
-// applyEnv sets each unset flag from its ETCDCTL_* variable, as etcdctl
-// does, and returns the flags it set.
-func applyEnv(fs *pflag.FlagSet) (map[string]string, error) {
+// applyEnv sets each unset flag but those in skip from its ETCDCTL_*
+// variable, as etcdctl does, and returns the flags it set.
+func applyEnv(fs *pflag.FlagSet, skip []string) (map[string]string, error) {
 	set := map[string]string{}
 	for _, name := range envFlags {
 		env := envName(name)
 		v, ok := os.LookupEnv(env)
 		fl := fs.Lookup(name)
-		if !ok || fl == nil || fl.Changed {
+		if !ok || fl == nil || fl.Changed || slices.Contains(skip, name) {
 			continue
 		}
 		if err := fl.Value.Set(v); err != nil {
@@ -93,6 +119,8 @@ var nonEmpty = []struct{ flag, give string }{
 	{"key", "a key file"},
 	{"user", "name or name:password"},
 	{"data-dir", "a directory"},
+	{"cluster", "a name from the config file"},
+	{"host-root", "a directory"},
 }
 
 // checkEmpty refuses a connection flag, or its variable, given empty; an
@@ -164,23 +192,26 @@ func (f *ConnFlags) etcdConfig() (etcdview.Config, error) {
 		DialTimeout:        f.dialTimeout,
 		CommandTimeout:     f.CommandTimeout,
 	}
-	if f.user == "" {
-		return cfg, nil
+	var err error
+	cfg.Username, cfg.Password, err = f.credentials()
+	return cfg, err
+}
+
+// credentials are --user and --password; a --user without a password asks
+// for one on the terminal, as etcdctl does.
+func (f *ConnFlags) credentials() (user, password string, err error) {
+	if f.user == "" || f.password != "" {
+		return f.user, f.password, nil
 	}
-	cfg.Username, cfg.Password = f.user, f.password
-	if f.password == "" {
-		name, pass, ok := strings.Cut(f.user, ":")
-		if ok {
-			cfg.Username, cfg.Password = name, pass
-		} else {
-			p, err := promptPassword(name)
-			if err != nil {
-				return cfg, err
-			}
-			cfg.Password = p
-		}
+	name, pass, ok := strings.Cut(f.user, ":")
+	switch {
+	case ok:
+		return name, pass, nil
+	case f.noPrompt:
+		return name, "", fmt.Errorf("no password for user %q: give --password or ETCDCTL_PASSWORD, or start etcdscope --cluster %s, which asks for it", name, f.cluster)
 	}
-	return cfg, nil
+	pass, err = promptPassword(name)
+	return name, pass, err
 }
 
 func promptPassword(user string) (string, error) {
@@ -203,13 +234,49 @@ func PersistentConn(root *cobra.Command) *ConnFlags {
 	f := &ConnFlags{}
 	f.register(root.PersistentFlags())
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) (err error) {
-		if f.FromEnv, err = applyEnv(cmd.Flags()); err != nil {
+		var skip []string
+		if f.cluster != "" {
+			if err := f.applyCluster(cmd.Flags()); err != nil {
+				return err
+			}
+			skip = clusterEnv
+		}
+		if f.FromEnv, err = applyEnv(cmd.Flags(), skip); err != nil {
 			return err
 		}
 		f.errOut = cmd.ErrOrStderr()
+		f.hostRootGiven = cmd.Flags().Changed("host-root")
+		// The decoder decrypts with the encryption config found with the
+		// source, so it resolves the source the command will read.
+		f.Decoding.target = func() (*Target, error) { return f.Target(cmd.Context()) }
 		return f.checkEmpty(cmd.Flags())
 	}
 	return f
+}
+
+// applyCluster fills the connection from --cluster's entry in the config
+// file, as flags would, but for the flags given on the command line. The
+// entry's source (endpoints or db) is one: --endpoints or --db given
+// replaces it whole.
+func (f *ConnFlags) applyCluster(fs *pflag.FlagSet) error {
+	cl, err := clusters.Named(f.cluster)
+	if err != nil {
+		return err
+	}
+	if !fs.Changed("endpoints") && !fs.Changed("db") {
+		f.Endpoints, f.DB = cl.Endpoints, cl.DB
+	}
+	for _, v := range []struct {
+		flag       string
+		dst        *string
+		fromConfig string
+	}{{"cacert", &f.CACert, cl.CACert}, {"cert", &f.Cert, cl.Cert}, {"key", &f.Key, cl.Key}, {"user", &f.user, cl.User}} {
+		if !fs.Changed(v.flag) && v.fromConfig != "" {
+			*v.dst = v.fromConfig
+		}
+	}
+	f.clusterEncryption = cl.EncryptionConfig
+	return nil
 }
 
 // ExportLine is the shell line that points etcdctl (and etcdscope) at

@@ -17,7 +17,7 @@ import (
 // ErrNoSource is what a command says when nothing names an etcd and no
 // bundled cluster runs: it never starts a throwaway one, whose empty
 // answer would read as the truth.
-var ErrNoSource = errors.New("no etcd to read: give --endpoints (or ETCDCTL_ENDPOINTS), --db FILE, or start the bundled cluster (etcdscope, or etcdscope serve --apiserver)")
+var ErrNoSource = errors.New("no etcd to read: no bundled cluster runs and this node has none (no kube-apiserver or etcd manifest, no k3s): give --endpoints (or ETCDCTL_ENDPOINTS), --db FILE, --cluster NAME, or start the bundled cluster (etcdscope, or etcdscope serve --apiserver)")
 
 // origin is where a source that no flag named came from, and why: the
 // command says it on stderr, so that a user knows which etcd answered.
@@ -41,39 +41,28 @@ func (f *ConnFlags) say(o origin) {
 // or ETCDCTL_ENDPOINTS), an offline data file (--db), or else the bundled
 // cluster that runs (on --data-dir, when given). closeFn releases it.
 func OpenSource(ctx context.Context, conn *ConnFlags) (src etcdview.Source, closeFn func(), err error) {
-	kind, err := conn.Kind()
+	t, err := conn.Target(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	var cfg etcdview.Config
-	switch kind {
-	case FileSource:
-		f, err := etcdview.OpenFileWith(conn.DB, etcdview.FileOptions{NoIndexFile: !conn.dbIndex})
-		if err != nil {
-			return nil, nil, err
-		}
-		return f, func() { f.Close() }, nil
-	case LiveSource:
-		if cfg, err = conn.etcdConfig(); err != nil {
-			return nil, nil, err
-		}
-		if env, ok := conn.FromEnv["endpoints"]; ok {
-			conn.say(origin{what: "etcd at " + strings.Join(conn.Endpoints, ","), from: env})
-		}
-	default:
-		s, err := findBundled(ctx, conn.DataDir)
-		if err != nil {
-			return nil, nil, err
-		}
-		conn.say(origin{what: fmt.Sprintf("the bundled cluster in %s (pid %d, started by %s)", s.DataDir, s.PID, s.By), from: s.Path})
-		cfg = etcdview.Config{Endpoints: s.Endpoints, CACert: s.CA, Cert: s.Cert, Key: s.Key,
-			DialTimeout: conn.dialTimeout, CommandTimeout: conn.CommandTimeout}
+	conn.Say(t)
+	return t.Open(ctx)
+}
+
+// Say says on stderr where t came from, when no flag on the command line
+// named it.
+func (f *ConnFlags) Say(t *Target) {
+	if t.said != nil {
+		f.say(*t.said)
 	}
-	l, err := etcdview.Connect(ctx, cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	return l, func() { l.Close() }, nil
+}
+
+// noneOnDataDir is a --data-dir where no bundled cluster runs: the
+// explorer starts one there, the other commands fail with it.
+type noneOnDataDir string
+
+func (d noneOnDataDir) Error() string {
+	return fmt.Sprintf("no bundled cluster runs in %s (--data-dir picks a running one, and starts none): start it there with etcdscope --data-dir %[1]s or etcdscope serve --data-dir %[1]s", string(d))
 }
 
 // findBundled is the one bundled cluster of this user that runs, the one
@@ -91,7 +80,7 @@ func findBundled(ctx context.Context, dataDir string) (controlplane.State, error
 			}
 		}
 		if len(on) == 0 {
-			return controlplane.State{}, fmt.Errorf("no bundled cluster runs in %s (--data-dir picks a running one, and starts none): start it there with etcdscope --data-dir %[1]s or etcdscope serve --data-dir %[1]s", dataDir)
+			return controlplane.State{}, noneOnDataDir(dataDir)
 		}
 		running = on
 	}
