@@ -48,7 +48,7 @@ func OpenSource(ctx context.Context, conn *ConnFlags) (src etcdview.Source, clos
 	var cfg etcdview.Config
 	switch kind {
 	case FileSource:
-		f, err := etcdview.OpenFileWith(conn.DB, etcdview.FileOptions{NoIndexFile: !conn.dbIndex})
+		f, err := etcdview.OpenOffline(conn.DB, etcdview.FileOptions{NoIndexFile: !conn.dbIndex})
 		if err != nil {
 			return nil, nil, err
 		}
