@@ -77,6 +77,10 @@ func runExplorer(ctx context.Context, conn *cmdutil.ConnFlags, flags explorerFla
 		opts.WritePath.Note = "the write path shows in bundled mode, where etcdscope runs the API server"
 		if kind == cmdutil.FileSource {
 			opts.Description, opts.Export = "data file "+conn.DB, nil
+			// kine's file says how fresh it is (etcdview.KineFile).
+			if d, ok := src.(interface{ Description() string }); ok {
+				opts.Description = d.Description()
+			}
 			opts.MembersOff = "an offline data file has no members to stop or restart"
 		}
 	}

@@ -38,8 +38,10 @@ type KineFile struct {
 	// file's Layout: kine reports its DB size as the pages in use.
 	pageSize, pages, freePages int64
 	// walBytes is the size of the write-ahead log beside the file when it
-	// was opened: writes committed there are not read (see OpenKineFile).
+	// was opened, and walRead whether its writes are read (see
+	// OpenKineFile).
 	walBytes int64
+	walRead  bool
 
 	// The key index is built on the first read that needs it: du and a
 	// replay read the rows in revision order without it.
@@ -48,14 +50,18 @@ type KineFile struct {
 	indexErr  error
 }
 
-// OpenKineFile opens kine's SQLite file read-only and immutable: SQLite
-// takes no lock and opens neither the write-ahead log (state.db-wal) nor its
-// index (state.db-shm), so nothing beside the file is ever written, even
-// while k3s runs. A running kine keeps its newest writes in the log until a
-// checkpoint copies them into the file (every 1000 pages, and when it
-// compacts); the file then reads as of the last checkpoint, and its Status
-// says so. Reading the log would need its index, which SQLite updates even
-// for a reader.
+// OpenKineFile opens kine's SQLite file read-only, so that nothing of it or
+// beside it is ever written, even while k3s runs.
+//
+// k3s runs kine with a write-ahead log (state.db-wal): its newest writes
+// are there until a checkpoint copies them into the file (every 1000
+// pages, and when it compacts), and the log's index (state.db-shm) says
+// which pages of the log are current. When both are there, the file is
+// read with them, as SQLite reads a database it may not write to
+// (readonly_shm: the index mapped read-only, and no read mark of its own
+// written in it; a read-only file never checkpoints the log). Otherwise
+// it is read immutable: without locks, without the log, as of the last
+// checkpoint, which Status then says.
 func OpenKineFile(path string) (*KineFile, error) {
 	hdr, err := checkSQLiteFile(path)
 	if err != nil {
@@ -65,21 +71,27 @@ func OpenKineFile(path string) (*KineFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open kine file %s: %w", path, err)
 	}
+	f := &KineFile{path: path, size: hdr.fileSize, pageSize: hdr.pageSize}
+	query := "mode=ro&immutable=1"
+	wal, walErr := os.Stat(abs + "-wal")
+	_, shmErr := os.Stat(abs + "-shm")
+	if walErr == nil {
+		f.walBytes = wal.Size()
+		// SQLite creates a log that is not there when it opens one.
+		if f.walRead = f.walBytes > 0 && shmErr == nil; f.walRead {
+			query = "mode=ro&readonly_shm=1"
+		}
+	}
 	// Without the file: scheme SQLite takes the whole DSN for a path and
 	// opens the file read-write.
-	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: abs, RawQuery: "mode=ro&immutable=1"}).String()
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
+	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: abs, RawQuery: query}).String()
+	if f.db, err = sql.Open("sqlite", dsn); err != nil {
 		return nil, fmt.Errorf("open kine file %s: %w", path, err)
 	}
-	f := &KineFile{path: path, size: hdr.fileSize, db: db, pageSize: hdr.pageSize}
 	f.reads = reads{f}
 	if err := f.load(context.Background()); err != nil {
-		db.Close()
+		f.db.Close()
 		return nil, kineError(path, err)
-	}
-	if fi, err := os.Stat(abs + "-wal"); err == nil {
-		f.walBytes = fi.Size()
 	}
 	return f, nil
 }
@@ -129,16 +141,27 @@ func kineInternal(name []byte) bool {
 	return bytes.HasPrefix(name, []byte("compact_rev_key")) || bytes.HasPrefix(name, []byte("gap-")) || string(name) == "/registry/health"
 }
 
-// Status describes the file as the one member whose data it is, and says
-// when writes in its write-ahead log were left unread.
-func (f *KineFile) Status(ctx context.Context) (Cluster, error) {
+// Description names the file and says how fresh what it reads is: with
+// its write-ahead log, or as of its last checkpoint, with writes left
+// unread. The explorer's header and status say it.
+func (f *KineFile) Description() string {
 	desc := fmt.Sprintf("kine file %s (%s)", f.path, humanize.IBytes(uint64(f.size)))
-	if f.walBytes > 0 {
-		desc += fmt.Sprintf(", as of its last checkpoint: %s of newer writes in %s-wal not read (kine is running, or stopped before a checkpoint)",
-			humanize.IBytes(uint64(f.walBytes)), filepath.Base(f.path))
+	switch {
+	case f.walRead:
+		desc += fmt.Sprintf(" and its write-ahead log (%s), as of revision %d: kine may be running and writing after it",
+			humanize.IBytes(uint64(f.walBytes)), f.rev)
+	case f.walBytes > 0:
+		base := filepath.Base(f.path)
+		desc += fmt.Sprintf(", as of its last checkpoint: %s of newer writes in %s-wal not read (no %s-shm to read them with)",
+			humanize.IBytes(uint64(f.walBytes)), base, base)
 	}
+	return desc
+}
+
+// Status describes the file as the one member whose data it is.
+func (f *KineFile) Status(ctx context.Context) (Cluster, error) {
 	return Cluster{
-		Description:     desc,
+		Description:     f.Description(),
 		Revision:        f.rev,
 		CompactRevision: f.compacted,
 		Members: []Member{{

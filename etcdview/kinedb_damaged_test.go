@@ -1,17 +1,23 @@
 package etcdview
 
 import (
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/etcdscope/etcdscope/embedded"
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 // smallKineFile is a state.db of a real kine, stopped: configmaps of a few
@@ -159,8 +165,9 @@ func TestAKineFileIsNeverWritten(t *testing.T) {
 	}
 }
 
-// dirState is each file of dir with its size, time and a hash of its bytes.
-func dirState(t *testing.T, dir string) []string {
+// dirState is each file of dir (of only, when given) with its size, time
+// and a hash of its bytes; kine's log aside.
+func dirState(t *testing.T, dir string, only ...string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -172,69 +179,125 @@ func dirState(t *testing.T, dir string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-		if e.Name() == "kine.log" {
+		if e.Name() == "kine.log" || len(only) > 0 && !slices.Contains(only, e.Name()) {
 			continue
 		}
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
 		st = append(st, fmt.Sprintf("%s %d %v %x", e.Name(), fi.Size(), fi.ModTime().UnixNano(), sha256.Sum256(b)))
 	}
 	return st
 }
 
-// TestAKineFileOpensBesideARunningKine: beside a running kine the file
-// reads; beside a writer that keeps its newest writes in a write-ahead log,
-// as k3s runs kine (_journal_mode=WAL), the file reads as of its last
-// checkpoint, says so, and leaves the log and its index as they were.
+// TestAKineFileOpensBesideARunningKine: beside a kine that runs as k3s runs
+// it, with a write-ahead log (_journal_mode=WAL), where its newest writes
+// are, the file reads them, maps the log's index read-only, and leaves the
+// file and the log as they were; a copy of the file and its log without
+// the log's index reads as of its last checkpoint, and says so.
 func TestAKineFileOpensBesideARunningKine(t *testing.T) {
-	k := etcdtest.StartKine(t, etcdtest.KineOptions{})
-	cli := k.Client(t)
-	var last int64
-	for i := range 50 {
-		last = put(t, cli, fmt.Sprintf("/registry/configmaps/default/cm-%d", i), "v")
+	path, last := kineWithLog(t)
+	dir := filepath.Dir(path)
+	before := dirState(t, dir, "state.db", "state.db-wal")
+	f := openKine(t, path)
+	st, err := f.Status(testCtx(t))
+	if err != nil || !strings.Contains(st.Description, " and its write-ahead log (") || st.Revision != last {
+		t.Errorf("beside a running kine: %q, revision %d, %v: want %d, read with the log", st.Description, st.Revision, err, last)
 	}
-	f := openKine(t, k.DB)
 	if _, err := readSource(t, f); err != nil {
 		t.Errorf("reads beside a running kine: %v", err)
 	}
-	if st, _ := f.Status(testCtx(t)); st.Revision != last {
-		t.Errorf("beside a running kine that wrote revision %d: %q, revision %d", last, st.Description, st.Revision)
+	if m := shmMappings(t, path+"-shm"); len(m) == 0 || slices.ContainsFunc(m, func(perm string) bool { return perm[1] == 'w' }) {
+		t.Errorf("the log's index is mapped %v: want it mapped, and read-only", m)
 	}
-	k.Stop()
-	path := filepath.Join(t.TempDir(), "state.db")
-	data, err := os.ReadFile(k.DB)
-	if err != nil {
-		t.Fatal(err)
+	f.Close()
+	if after := dirState(t, dir, "state.db", "state.db-wal"); !slices.Equal(after, before) {
+		t.Errorf("beside a running kine, the file and its log were %v, and are %v after the reads", before, after)
 	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	w.SetMaxOpenConns(1)
-	for _, s := range []string{`PRAGMA journal_mode=WAL`, `PRAGMA wal_autocheckpoint=0`,
-		`INSERT INTO kine(name, created, deleted, create_revision, prev_revision, lease, value, old_value) VALUES ('/registry/configmaps/default/new', 1, 0, 0, 0, 0, 'v', NULL)`} {
-		if _, err := w.Exec(s); err != nil {
-			t.Fatalf("%s: %v", s, err)
+
+	copied := filepath.Join(t.TempDir(), "state.db")
+	for _, ext := range []string{"", "-wal"} {
+		data, err := os.ReadFile(path + ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(copied+ext, data, 0o600); err != nil {
+			t.Fatal(err)
 		}
 	}
-	before := dirState(t, filepath.Dir(path))
-	f = openKine(t, path)
-	st, err := f.Status(testCtx(t))
+	before = dirState(t, filepath.Dir(copied))
+	f = openKine(t, copied)
+	st, _ = f.Status(testCtx(t))
+	if !strings.Contains(st.Description, ", as of its last checkpoint: ") || !strings.HasSuffix(st.Description, " of newer writes in state.db-wal not read (no state.db-shm to read them with)") || st.Revision >= last {
+		t.Errorf("a copy of the file and its log: %q, revision %d: want one before %d, the log said unread", st.Description, st.Revision, last)
+	}
+	if _, err := readSource(t, f); err != nil {
+		t.Errorf("reads of a copy of the file and its log: %v", err)
+	}
+	if after := dirState(t, filepath.Dir(copied)); !slices.Equal(after, before) {
+		t.Errorf("beside a copy of the file and its log, the directory was %v, and is %v after the reads", before, after)
+	}
+}
+
+// kineWithLog runs kine on a new state.db as k3s runs it, with a
+// write-ahead log, writes configmaps, and returns the file and the
+// revision of the last write, kine still running.
+func kineWithLog(t *testing.T) (string, int64) {
+	t.Helper()
+	bin := etcdtest.KineBinary(t)
+	dir := t.TempDir()
+	ports, err := embedded.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(st.Description, "as of its last checkpoint: ") || !strings.Contains(st.Description, " of newer writes in state.db-wal not read (kine is running, or stopped before a checkpoint)") || st.Revision != last {
-		t.Errorf("beside a writer with a log: %q, revision %d, want %d and the log said unread", st.Description, st.Revision, last)
+	addr := fmt.Sprintf("127.0.0.1:%d", ports[0])
+	db := filepath.Join(dir, "state.db")
+	log, err := os.Create(filepath.Join(dir, "kine.log"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := readSource(t, f); err != nil {
-		t.Errorf("reads beside a writer with a log: %v", err)
+	defer log.Close()
+	// k3s' DSN (its cmds' default datastore endpoint).
+	cmd := exec.Command(bin, "--listen-address", addr, "--metrics-bind-address", "0",
+		"--endpoint", "sqlite://"+db+"?_journal_mode=WAL&cache=shared&_busy_timeout=30000&_txlock=immediate")
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	if after := dirState(t, filepath.Dir(path)); !slices.Equal(after, before) {
-		t.Errorf("beside a writer with a log, the directory was %v, and is %v after the reads", before, after)
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{addr}, DialTimeout: 2 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer cli.Close()
+	var last int64
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 0; i < 50; {
+		ctx, cancel := context.WithTimeout(testCtx(t), time.Second)
+		resp, err := cli.Put(ctx, fmt.Sprintf("/registry/configmaps/default/cm-%d", i), "v")
+		cancel()
+		switch {
+		case err == nil:
+			last, i = resp.Header.Revision, i+1
+		case time.Now().After(deadline):
+			t.Fatalf("kine did not take a write in 20 s: %v", err)
+		}
+	}
+	return db, last
+}
+
+// shmMappings are the permissions of this process's mappings of path.
+func shmMappings(t *testing.T, path string) []string {
+	t.Helper()
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skipf("no /proc/self/maps: %v", err)
+	}
+	var perms []string
+	for line := range strings.SplitSeq(string(maps), "\n") {
+		if f := strings.Fields(line); len(f) >= 6 && f[len(f)-1] == path {
+			perms = append(perms, f[1])
+		}
+	}
+	return perms
 }
 
 // FuzzSQLiteHeader: any first 100 bytes parse to a header whose page size

@@ -23,7 +23,10 @@ func (f *KineFile) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, 
 }
 
 // History reads every revision of key the file holds: its index holds every
-// incarnation of the key, so the history is always complete.
+// incarnation of the key, so the history is always complete. kine keeps no
+// versions (it answers 0): an entry's version is counted from its
+// incarnation's creation where the file holds it, as etcd counts it, and
+// left 0 where compaction deleted the creation.
 func (f *KineFile) History(ctx context.Context, key string, _ HistoryOptions) (History, error) {
 	h := History{Key: key, Revision: f.rev, CompactedAt: f.compacted, Earlier: EarlierRead}
 	x, err := f.keys(ctx)
@@ -45,7 +48,31 @@ func (f *KineFile) History(ctx context.Context, key string, _ HistoryOptions) (H
 	for i, kv := range kvs {
 		h.Entries = append(h.Entries, Entry{KV: kv, Deleted: hits[i].rev.tombstone})
 	}
+	countVersions(h.Entries)
 	return h, nil
+}
+
+// countVersions numbers the entries, newest first, of each incarnation
+// whose creation is among them (kine gives a creation its own id as create
+// revision): kine's compaction deletes a row only when a row at or before
+// the compaction revision replaced it, so every row after a creation it
+// kept is kept too.
+func countVersions(entries []Entry) {
+	var v int64 // 0: the incarnation's creation is not held
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := &entries[i]
+		switch {
+		case e.Deleted:
+			v = 0
+		case e.KV.CreateRevision == e.KV.ModRevision:
+			v = 1
+		case v > 0:
+			v++
+		}
+		if !e.Deleted {
+			e.KV.Version = v
+		}
+	}
 }
 
 // rowBatch is how many rows one query of kvs reads by id.
