@@ -199,6 +199,9 @@ func (v duView) layout(w io.Writer, p cmdutil.Palette) {
 	fmt.Fprintf(w, "\nfile: %s, %s pages of %d bytes (%s), %d free (%s, %s); the file is %s\n",
 		p.Text(v.Members[0].Endpoint), humanize.Comma(l.Size/int64(l.PageSize)), l.PageSize, ibytes(l.Size),
 		l.FreePages, ibytes(l.FreePages*int64(l.PageSize)), percent(float64(l.FreePages*int64(l.PageSize))/float64(max(1, l.Size))), ibytes(l.FileSize))
+	if len(l.Buckets) == 0 {
+		return // kine's SQLite file: its tables' pages are not counted
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "BUCKET\tKEYS\tPAGES\tALLOCATED\tIN USE")
 	for _, b := range l.Buckets {

@@ -105,6 +105,10 @@ func (ex *explorer) open(ctx context.Context, t *cmdutil.Target) (opts ui.Option
 		opts.WritePath.Note = "the write path shows in bundled mode, where etcdscope runs the API server"
 		switch {
 		case t.Kind == cmdutil.FileSource:
+			// kine's file says how fresh it is (etcdview.KineFile).
+			if d, ok := src.(interface{ Description() string }); ok {
+				opts.Description = d.Description()
+			}
 			opts.MembersOff = "an offline data file has no members to stop or restart"
 		case t.Bundled != nil:
 			by := fmt.Sprintf("pid %d (%s)", t.Bundled.PID, t.Bundled.By)

@@ -29,12 +29,11 @@ import (
 // by one pass over that bucket.
 type File struct {
 	reads
-	path      string
-	size      int64
-	db        *bolt.DB
-	index     keyIndex
-	rev       int64 // the newest revision
-	compacted int64 // revisions before it are gone
+	path  string
+	size  int64
+	db    *bolt.DB
+	index keyIndex
+	revBounds
 	raftIndex uint64
 	raftTerm  uint64
 	version   string
@@ -208,24 +207,33 @@ func (k keyRevisions) at(rev int64) (revision, bool) {
 	return k.revs[i-1], true
 }
 
-func (f *File) find(key string) (keyRevisions, bool) {
-	i := f.index.search(key)
-	if i < f.index.len() && f.index.key(i) == key {
-		return f.index.entry(i), true
+func (f *File) find(key string) (keyRevisions, bool) { return f.index.find(key) }
+
+// find is key and its revisions, when the index holds it.
+func (x *keyIndex) find(key string) (keyRevisions, bool) {
+	i := x.search(key)
+	if i < x.len() && x.key(i) == key {
+		return x.entry(i), true
 	}
 	return keyRevisions{}, false
 }
 
+// revBounds are the revisions an offline file holds.
+type revBounds struct {
+	rev       int64 // the newest revision
+	compacted int64 // revisions before it are gone
+}
+
 // checkRev resolves rev 0 to the newest revision and refuses what the file
 // cannot answer, in etcd's words.
-func (f *File) checkRev(rev int64) (int64, error) {
+func (b revBounds) checkRev(rev int64) (int64, error) {
 	switch {
 	case rev == 0:
-		return f.rev, nil
-	case rev < f.compacted:
-		return 0, &CompactedError{Rev: rev, Compacted: f.compacted}
-	case rev > f.rev:
-		return 0, fmt.Errorf("revision %d is in the future: the file ends at revision %d", rev, f.rev)
+		return b.rev, nil
+	case rev < b.compacted:
+		return 0, &CompactedError{Rev: rev, Compacted: b.compacted}
+	case rev > b.rev:
+		return 0, fmt.Errorf("revision %d is in the future: the file ends at revision %d", rev, b.rev)
 	}
 	return rev, nil
 }
@@ -235,24 +243,10 @@ func (f *File) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, erro
 	if err != nil {
 		return rangeResult{}, fmt.Errorf("read %s: %w", describeRange(r.key, r.end), err)
 	}
-	res := rangeResult{rev: rev}
+	res, hits := f.index.rangeAt(r, rev)
 	err = f.view(func(tx *bolt.Tx) error {
-		from, to := f.index.span(r.key, r.end)
-		for i := from; i < to; i++ {
-			e := f.index.entry(i)
-			kr, ok := e.at(rev)
-			if !ok {
-				continue
-			}
-			if r.countOnly {
-				res.count++
-				continue
-			}
-			if r.limit > 0 && int64(len(res.kvs)) == r.limit {
-				res.more = true
-				break
-			}
-			kv, err := f.kv(tx, e.key, kr, !r.keysOnly)
+		for _, h := range hits {
+			kv, err := f.kv(tx, h.key, h.rev, !r.keysOnly)
 			if err != nil {
 				return err
 			}
@@ -261,6 +255,37 @@ func (f *File) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, erro
 		return nil
 	})
 	return res, err
+}
+
+// indexHit is a key a range found in an index, at its revision in effect.
+type indexHit struct {
+	key string
+	rev revision
+}
+
+// rangeAt is what r finds in the index as of rev: the count, or the keys
+// up to r's limit, with more set when the limit left keys out.
+func (x *keyIndex) rangeAt(r rangeRequest, rev int64) (rangeResult, []indexHit) {
+	res := rangeResult{rev: rev}
+	var hits []indexHit
+	from, to := x.span(r.key, r.end)
+	for i := from; i < to; i++ {
+		e := x.entry(i)
+		kr, ok := e.at(rev)
+		if !ok {
+			continue
+		}
+		if r.countOnly {
+			res.count++
+			continue
+		}
+		if r.limit > 0 && int64(len(hits)) == r.limit {
+			res.more = true
+			break
+		}
+		hits = append(hits, indexHit{key: e.key, rev: kr})
+	}
+	return res, hits
 }
 
 // kv is key at revision r, its value read from the bucket when withValue.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // noSidecar keeps the index of a test's file in memory: nothing is written
@@ -25,16 +26,7 @@ var noSidecar = FileOptions{NoIndexFile: true}.sidecar(sidecarOptions{})
 func snapshotFile(t *testing.T) string {
 	t.Helper()
 	_, cli := etcdtest.StartBundled(t, 1)
-	for i := range 300 {
-		key := fmt.Sprintf("/registry/configmaps/ns-%d/cm-%03d", i%4, i)
-		put(t, cli, key, strings.Repeat("v", 10+i*i%2500))
-		if i%7 == 0 {
-			put(t, cli, key, "rewritten")
-		}
-		if i%11 == 0 {
-			del(t, cli, key)
-		}
-	}
+	writeConfigMaps(t, cli, 300, 2500)
 	r, err := cli.Snapshot(testCtx(t))
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +44,25 @@ func snapshotFile(t *testing.T) string {
 	return path
 }
 
+// writeConfigMaps writes n configmaps of values up to most bytes, from a
+// few bytes to several pages, rewrites every 7th and deletes every 11th.
+func writeConfigMaps(t *testing.T, cli *clientv3.Client, n, most int) {
+	t.Helper()
+	for i := range n {
+		key := fmt.Sprintf("/registry/configmaps/ns-%d/cm-%03d", i%4, i)
+		put(t, cli, key, strings.Repeat("v", 10+i*i%most))
+		if i%7 == 0 {
+			put(t, cli, key, "rewritten")
+		}
+		if i%11 == 0 {
+			// kine refuses DeleteRange: kube-apiserver's transaction.
+			if err := etcdtest.Delete(testCtx(t), cli, key); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 // readAll is what ls, get, history and du read of a file, as text to
 // compare, or the first error.
 func readAll(t *testing.T, path string) (string, error) {
@@ -60,6 +71,11 @@ func readAll(t *testing.T, path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	return readSource(t, f)
+}
+
+// readSource is what ls, get, history and du read of an offline source.
+func readSource(t *testing.T, f Offline) (string, error) {
 	var b strings.Builder
 	children, err := f.Children(testCtx(t), "/registry/configmaps/", 0)
 	if err != nil {

@@ -90,19 +90,7 @@ func walkBack(ctx context.Context, tx *bolt.Tx, rev int64, key, end string, fn f
 	if err != nil {
 		return err
 	}
-	seen := newKeySet()
-	batch := make([]ScanRecord, 0, scanBatchSize)
-	flush := func(at int64) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := fn(batch); err != nil {
-			return err
-		}
-		report(ScanProgress{Phase: ScanHistory, Done: rev - at + 1, Total: rev - oldest.main + 1})
-		batch = batch[:0]
-		return nil
-	}
+	w := newBackWalk(ctx, rev, oldest.main, fn, report)
 	for k, v := seekBack(c, rev); k != nil; k, v = c.Prev() {
 		r, kv, err := parseEntry(k, v)
 		if err != nil {
@@ -113,14 +101,53 @@ func walkBack(ctx context.Context, tx *bolt.Tx, rev int64, key, end string, fn f
 		}
 		rec := ScanRecord{Key: string(kv.key), Size: int64(len(v)), CreateRevision: kv.create, ModRevision: r.main,
 			Version: kv.version, Lease: kv.lease, Tombstone: r.tombstone, Retained: true}
-		rec.Current = seen.add(kv.key) && !rec.Tombstone
-		if batch = append(batch, rec); len(batch) == scanBatchSize {
-			if err := flush(r.main); err != nil {
-				return err
-			}
+		if err := w.add(rec, kv.key); err != nil {
+			return err
 		}
 	}
-	return flush(oldest.main)
+	return w.end()
+}
+
+// backWalk hands the records of a walk from revision rev back to oldest to
+// fn, a batch at a time, and marks each key's first record met Current,
+// unless a deletion.
+type backWalk struct {
+	ctx         context.Context
+	fn          func([]ScanRecord) error
+	report      func(ScanProgress)
+	rev, oldest int64
+	seen        keySet
+	batch       []ScanRecord
+}
+
+func newBackWalk(ctx context.Context, rev, oldest int64, fn func([]ScanRecord) error, report func(ScanProgress)) *backWalk {
+	return &backWalk{ctx: ctx, fn: fn, report: report, rev: rev, oldest: oldest, seen: newKeySet(),
+		batch: make([]ScanRecord, 0, scanBatchSize)}
+}
+
+// add adds rec, older than every record before it; key is rec.Key.
+func (w *backWalk) add(rec ScanRecord, key []byte) error {
+	rec.Current = w.seen.add(key) && !rec.Tombstone
+	if w.batch = append(w.batch, rec); len(w.batch) == scanBatchSize {
+		return w.flush(rec.ModRevision)
+	}
+	return nil
+}
+
+// end hands fn what is left: the walk is done.
+func (w *backWalk) end() error { return w.flush(w.oldest) }
+
+// flush hands fn the batch, the walk having come back to revision at.
+func (w *backWalk) flush(at int64) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	if err := w.fn(w.batch); err != nil {
+		return err
+	}
+	w.report(ScanProgress{Phase: ScanHistory, Done: w.rev - at + 1, Total: w.rev - w.oldest + 1})
+	w.batch = w.batch[:0]
+	return nil
 }
 
 // keySet is the set of keys a walk met, by two 64-bit hashes of each under

@@ -16,6 +16,15 @@ import (
 // bucket is ordered by revision, so the replay is one cursor walk. Rev 0
 // (changes from now on) delivers only the head.
 func (f *File) Watch(ctx context.Context, prefix string, opts WatchOptions) <-chan Batch {
+	return replayFile(ctx, f.path, f.revBounds, prefix, opts, func(from int64, key, end string, send func(Batch) bool) error {
+		return f.view(func(tx *bolt.Tx) error { return f.replay(tx, from, key, end, send) })
+	})
+}
+
+// replayFile is the Watch of an offline file, whose replay sends the
+// events in [key, end) from revision from on: the head alone for Rev 0, and
+// a *CompactedError first for a revision the file no longer holds.
+func replayFile(ctx context.Context, path string, b revBounds, prefix string, opts WatchOptions, replay func(from int64, key, end string, send func(Batch) bool) error) <-chan Batch {
 	out := make(chan Batch, 16)
 	go func() {
 		defer close(out)
@@ -29,20 +38,19 @@ func (f *File) Watch(ctx context.Context, prefix string, opts WatchOptions) <-ch
 		}
 		from := opts.Rev
 		if from == 0 {
-			send(Batch{Revision: f.rev, Progress: true})
+			send(Batch{Revision: b.rev, Progress: true})
 			return
 		}
-		if from < f.compacted {
-			err := &CompactedError{Rev: from, Compacted: f.compacted}
-			if !send(Batch{Err: err, Revision: f.compacted}) || !opts.ContinueAfterCompaction {
+		if from < b.compacted {
+			err := &CompactedError{Rev: from, Compacted: b.compacted}
+			if !send(Batch{Err: err, Revision: b.compacted}) || !opts.ContinueAfterCompaction {
 				return
 			}
-			from = f.compacted
+			from = b.compacted
 		}
 		key, end := prefixRange(prefix)
-		err := f.view(func(tx *bolt.Tx) error { return f.replay(tx, from, key, end, send) })
-		if err != nil {
-			send(Batch{Err: fmt.Errorf("replay %s: %w", f.path, err)})
+		if err := replay(from, key, end, send); err != nil {
+			send(Batch{Err: fmt.Errorf("replay %s: %w", path, err)})
 		}
 	}()
 	return out

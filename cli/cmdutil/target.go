@@ -192,7 +192,7 @@ func (f *ConnFlags) attachTarget(s controlplane.State) *Target {
 func (t *Target) Open(ctx context.Context) (src etcdview.Source, closeFn func(), err error) {
 	switch t.Kind {
 	case FileSource:
-		f, err := etcdview.OpenFileWith(t.DB, t.fileOptions)
+		f, err := etcdview.OpenOffline(t.DB, t.fileOptions)
 		if err != nil {
 			return nil, nil, err
 		}

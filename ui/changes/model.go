@@ -101,7 +101,7 @@ func ParseWindow(args []string) (changes.Range, error) {
 // A read still running is stopped: a live watch over a long window reads
 // every revision of it, for nothing once another window is asked.
 func (m *Model) Open(r changes.Range) tea.Cmd {
-	if _, file := m.common.Src.(*etcdview.File); r.Since > 0 && r.Now.IsZero() && !file {
+	if _, file := m.common.Src.(etcdview.Offline); r.Since > 0 && r.Now.IsZero() && !file {
 		r.Now = time.Now()
 	}
 	m.stop()

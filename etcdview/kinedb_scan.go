@@ -1,0 +1,154 @@
+package etcdview
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// Scan reads every revision the file holds below prefix, up to opts.Rev, in
+// one walk of kine's table from the newest row back, as File's Scan walks
+// its bucket: the first row met of a key is its revision as of opts.Rev
+// (Current, unless a deletion), and every row is Retained. A record's Size
+// is the row's name and value: the bytes of the revision, as an etcd's
+// KeyValue holds them. The copy of the previous value an update or
+// deletion row carries (old_value) is not counted again: it is the
+// previous revision's value, counted with that revision (or gone with it,
+// when compaction deleted its row, and then not in the file's history).
+// The key index is not needed, nor built.
+func (f *KineFile) Scan(ctx context.Context, prefix string, opts ScanOptions, fn func([]ScanRecord) error) (ScanResult, error) {
+	rev, err := f.checkRev(opts.Rev)
+	if err != nil {
+		return ScanResult{}, err
+	}
+	res := ScanResult{Revision: rev, CompactRevision: f.compacted, History: true, Layout: f.layout()}
+	report := func(ScanProgress) {}
+	if opts.Progress != nil {
+		report = opts.Progress
+	}
+	key, end := prefixRange(prefix)
+	if err := f.walkBack(ctx, rev, key, end, fn, report); err != nil {
+		return res, fmt.Errorf("scan %s of %s: %w", describeRange(key, end), f.path, err)
+	}
+	return res, nil
+}
+
+// walkBack hands fn the records of [key, end) at or before rev, newest
+// first, a batch at a time. SQLite gives each value's length from the
+// row's header, without reading the value.
+func (f *KineFile) walkBack(ctx context.Context, rev int64, key, end string, fn func([]ScanRecord) error, report func(ScanProgress)) error {
+	var oldest sql.NullInt64
+	if err := f.db.QueryRowContext(ctx, `SELECT MIN(id) FROM kine`).Scan(&oldest); err != nil {
+		return kineError(f.path, err)
+	}
+	rows, err := f.db.QueryContext(ctx, `SELECT id, name, created, deleted, create_revision, lease, octet_length(value) FROM kine WHERE id <= ? ORDER BY id DESC`, rev)
+	if err != nil {
+		return kineError(f.path, err)
+	}
+	defer rows.Close()
+	w := newBackWalk(ctx, rev, oldest.Int64, fn, report)
+	for rows.Next() {
+		var r kineRow
+		var size any
+		if err := rows.Scan(&r.id, &r.name, &r.created, &r.deleted, &r.createRev, &r.lease, &size); err != nil {
+			return kineError(f.path, err)
+		}
+		rec, name, err := r.record(&size)
+		if err != nil {
+			return err
+		}
+		if !inRange(rec.Key, key, end) || kineInternal(name) {
+			continue
+		}
+		if err := w.add(rec, name); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return kineError(f.path, err)
+	}
+	return w.end()
+}
+
+// record is the row, whose value is size bytes long, as a retained
+// revision, and its name.
+func (r *kineRow) record(size *any) (ScanRecord, []byte, error) {
+	var c columns
+	name := c.bytes("name", r.name)
+	kv, err := r.kv(string(name), false)
+	rec := ScanRecord{Key: kv.Key, Size: int64(len(name)) + c.int("octet_length(value)", *size), CreateRevision: kv.CreateRevision,
+		ModRevision: kv.ModRevision, Lease: kv.Lease, Tombstone: c.int("deleted", r.deleted) != 0, Retained: true}
+	if err == nil {
+		err = c.err
+	}
+	if err != nil {
+		return rec, nil, fmt.Errorf("row %d: %w", kv.ModRevision, err)
+	}
+	return rec, name, nil
+}
+
+// Watch replays the changes below prefix the file holds from opts.Rev on, in
+// revision order, then closes the channel, as File's does: one walk of the
+// table in id order. Each row carries what the event needs: the value
+// before an update or deletion is the row's old_value, as kine's own watch
+// sends it.
+func (f *KineFile) Watch(ctx context.Context, prefix string, opts WatchOptions) <-chan Batch {
+	return replayFile(ctx, f.path, f.revBounds, prefix, opts, func(from int64, key, end string, send func(Batch) bool) error {
+		rows, err := f.db.QueryContext(ctx, `SELECT id, name, created, deleted, create_revision, prev_revision, lease, value, old_value FROM kine WHERE id >= ? ORDER BY id`, from)
+		if err != nil {
+			return kineError(f.path, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r kineRow
+			if err := rows.Scan(&r.id, &r.name, &r.created, &r.deleted, &r.createRev, &r.prevRev, &r.lease, &r.value, &r.oldValue); err != nil {
+				return kineError(f.path, err)
+			}
+			ev, err := r.event(f.compacted)
+			if err != nil {
+				return err
+			}
+			if !inRange(ev.KV.Key, key, end) || kineInternal([]byte(ev.KV.Key)) {
+				continue
+			}
+			if !send(Batch{Revision: ev.KV.ModRevision, Events: []Event{ev}}) {
+				return nil
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return kineError(f.path, err)
+		}
+		return nil
+	})
+}
+
+// event is the change the row made. The key before it is in the row: its
+// previous revision, the previous value in old_value, the same create
+// revision and, as kine's watch gives it (sqllog.scan), the row's lease.
+// A creation has none, and, as kine's watch drops it (SQLLog.After), nor
+// has a change whose previous revision is below the compaction: etcd
+// would no longer hold it.
+func (r *kineRow) event(compacted int64) (Event, error) {
+	var c columns
+	name := c.bytes("name", r.name)
+	kv, err := r.kv(string(name), true)
+	ev := Event{Type: Modified, KV: kv}
+	prev := c.int("prev_revision", r.prevRev)
+	switch {
+	case c.int("deleted", r.deleted) != 0:
+		ev.Type, ev.KV = Deleted, KV{Key: kv.Key, ModRevision: kv.ModRevision}
+	case c.int("created", r.created) != 0:
+		ev.Type = Added
+	}
+	if c.int("created", r.created) == 0 && prev > 0 && prev >= compacted {
+		ev.Prev = &KV{Key: kv.Key, Value: c.bytes("old_value", r.oldValue), CreateRevision: kv.CreateRevision,
+			ModRevision: prev, Lease: kv.Lease}
+	}
+	if err == nil {
+		err = c.err
+	}
+	if err != nil {
+		return ev, fmt.Errorf("row %d: %w", kv.ModRevision, err)
+	}
+	return ev, nil
+}
