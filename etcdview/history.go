@@ -121,12 +121,13 @@ func (l *Live) replayHistory(ctx context.Context, h History, cur rangeResult, pr
 	if compacted > 0 {
 		h.CompactedAt = compacted
 		// Compaction keeps each key's newest revision at or before the
-		// compaction revision: read it, then replay what came after.
+		// compaction revision: read it, then replay what came after
+		// (kine refuses a watch from the compaction revision itself).
 		base, err := l.rangeKeys(ctx, rangeRequest{key: h.Key, rev: compacted})
 		if err != nil {
 			return h, err
 		}
-		if entries, _, err = r.run(ctx, compacted); err != nil {
+		if entries, _, err = r.run(ctx, compacted+1); err != nil {
 			return h, fmt.Errorf("history of %s: %w", h.Key, requestError(ctx, err))
 		}
 		if len(base.kvs) > 0 && (len(entries) == 0 || entries[0].KV.ModRevision > base.kvs[0].ModRevision) {
@@ -156,7 +157,9 @@ func (r replay) run(ctx context.Context, from int64) ([]Entry, int64, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wc := r.l.c.Watch(ctx, r.key, clientv3.WithRev(from), clientv3.WithCreatedNotify())
+	// kine sends a progress notification only once every watch of the
+	// stream told it is synced, which a watch does by asking for them.
+	wc := r.l.c.Watch(ctx, r.key, clientv3.WithRev(from), clientv3.WithCreatedNotify(), clientv3.WithProgressNotify())
 	p := ReplayProgress{From: from, Head: r.head, Reached: from - 1}
 	r.report(ctx, p)
 	var entries []Entry

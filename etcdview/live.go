@@ -40,6 +40,12 @@ type Live struct {
 	// noStream is set once etcd answers RangeStream with Unimplemented
 	// (before 3.7): uncounted ranges are plain ranges from then on.
 	noStream atomic.Bool
+	// noSerializable is set once the server refuses serializable reads
+	// (kine): getAt's reads are linearizable from then on.
+	noSerializable atomic.Bool
+	// kine is set once Status or kineServer found kine; kineKnown once
+	// kineServer asked.
+	kine, kineKnown atomic.Bool
 }
 
 // NewLive reads etcd through c. requestTimeout bounds each request (not a

@@ -8,11 +8,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/etcdscope/etcdscope/decode"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
@@ -85,7 +89,9 @@ func Put(t testing.TB, kv clientv3.KV, objs ...runtime.Object) int64 {
 const txnOps = 100
 
 // PutKeys writes value under every key, many keys per transaction, and
-// returns the revision of the last transaction.
+// returns the revision of the last transaction. kine refuses transactions
+// of many writes (InvalidArgument): there, each key is put on its own, a
+// revision each, a few at a time.
 func PutKeys(t testing.TB, kv clientv3.KV, keys []string, value string) int64 {
 	t.Helper()
 	var rev int64
@@ -98,11 +104,45 @@ func PutKeys(t testing.TB, kv clientv3.KV, keys []string, value string) int64 {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		resp, err := kv.Txn(ctx).Then(ops...).Commit()
 		cancel()
+		if status.Code(err) == codes.InvalidArgument {
+			return putEach(t, kv, keys, value)
+		}
 		if err != nil {
 			t.Fatalf("put %d keys from %s: %v", n, keys[0], err)
 		}
 		rev = resp.Header.Revision
 		keys = keys[n:]
+	}
+	return rev
+}
+
+// putWorkers is how many Puts putEach keeps in flight.
+const putWorkers = 8
+
+// putEach puts value under every key, one Put each, and returns the newest
+// revision written.
+func putEach(t testing.TB, kv clientv3.KV, keys []string, value string) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(putWorkers)
+	var mu sync.Mutex
+	var rev int64
+	for _, k := range keys {
+		g.Go(func() error {
+			resp, err := kv.Put(ctx, k, value)
+			if err != nil {
+				return fmt.Errorf("put %s: %w", k, err)
+			}
+			mu.Lock()
+			rev = max(rev, resp.Header.Revision)
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
 	}
 	return rev
 }
