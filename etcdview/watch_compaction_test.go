@@ -228,3 +228,22 @@ func waitClosed(t *testing.T, c <-chan struct{}, what string) {
 		t.Fatalf("no %s within 30s", what)
 	}
 }
+
+func TestWatchFromTheCompactionRevisionDeliversItsWrite(t *testing.T) {
+	eachServer(t, func(t *testing.T, cli *clientv3.Client) {
+		put(t, cli, "/registry/w/a", "1")
+		at := put(t, cli, "/registry/w/b", "1")
+		compact(t, cli, at)
+		r := &tailed{t: t, wc: NewLive(cli, 0).Watch(testCtx(t), "/registry/w/", WatchOptions{Rev: at})}
+		after := put(t, cli, "/registry/w/c", "1")
+		r.untilEventAt(after)
+		var got []string
+		for _, ev := range r.events {
+			got = append(got, fmt.Sprintf("%s %s@%d", ev.Type, ev.KV.Key, ev.KV.ModRevision))
+		}
+		want := []string{fmt.Sprintf("ADDED /registry/w/b@%d", at), fmt.Sprintf("ADDED /registry/w/c@%d", after)}
+		if strings.Join(got, ", ") != strings.Join(want, ", ") || len(r.gaps) > 0 || len(r.notes) > 0 {
+			t.Errorf("a watch from the compaction revision %d delivered %q, gaps %v, notes %q; want %q and no gap", at, got, r.gaps, r.notes, want)
+		}
+	})
+}
