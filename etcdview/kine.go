@@ -13,8 +13,10 @@ package etcdview
 //   - A serializable range is refused (Unimplemented): getAt makes it
 //     linearizable from the first refusal on, which kine answers alike.
 //   - Version is 0 in every KeyValue, of ranges and watches: a creation is
-//     CreateRevision == ModRevision (as on etcd), and the history walk goes
-//     back to the creation revision instead of down to version 1.
+//     CreateRevision == ModRevision (as on etcd), the history walk goes
+//     back to the creation revision instead of down to version 1, and a
+//     history numbers the versions from the creation (numberVersions).
+//     du's writes per key, which come from Version, read 0.
 //   - A read below the compaction revision C fails with ErrCompacted, one at
 //     C reads the state at C; a watch from C is refused as compacted, so a
 //     replay from a compaction starts at C+1, the range at C giving the

@@ -82,6 +82,14 @@ func TestHistoryThroughKineHasEveryVersionAndTheDeletion(t *testing.T) {
 	if want := []EventType{Deleted, Modified, Modified, Added}; !slices.Equal(types, want) {
 		t.Errorf("entries are %v, want %v", types, want)
 	}
+	// kine reports no versions: History numbers them from the creation.
+	var versions []int64
+	for _, e := range h.Entries {
+		versions = append(versions, e.KV.Version)
+	}
+	if want := []int64{0, 3, 2, 1}; !slices.Equal(versions, want) {
+		t.Errorf("versions %v, want %v", versions, want)
+	}
 	if _, err := NewLive(cli, 0).Get(testCtx(t), key, 0); !errors.Is(err, ErrNotFound) {
 		t.Errorf("get of the deleted key: %v", err)
 	}
