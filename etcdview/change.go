@@ -3,14 +3,15 @@ package etcdview
 import "github.com/etcdscope/etcdscope/decode"
 
 // Type is what the entry did to its key, in kubectl's watch words: a
-// deletion, the write that created the key (its version 1), or a
-// modification. The oldest write etcd still holds of a key whose earlier
-// versions compaction removed is a modification too: it did not create it.
+// deletion, the write that created the key (written at its create
+// revision: kine sets no version 1), or a modification. The oldest write
+// etcd still holds of a key whose earlier versions compaction removed is a
+// modification too: it did not create it.
 func (e Entry) Type() EventType {
 	switch {
 	case e.Deleted:
 		return Deleted
-	case e.KV.Version == 1:
+	case e.KV.CreateRevision != 0 && e.KV.CreateRevision == e.KV.ModRevision:
 		return Added
 	}
 	return Modified

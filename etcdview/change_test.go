@@ -22,11 +22,14 @@ func TestEntryTypeAndSummary(t *testing.T) {
 		want   EventType
 		says   string
 	}{
-		{"the write that created it", Entry{KV: KV{Version: 1}}, nil, v1, Added, "created"},
+		{"the write that created it", Entry{KV: KV{CreateRevision: 5, ModRevision: 5, Version: 1}}, nil, v1, Added, "created"},
+		// kine reports no version.
+		{"the write that created it, on kine", Entry{KV: KV{CreateRevision: 5, ModRevision: 5}}, nil, v1, Added, "created"},
 		{"a deletion", Entry{KV: KV{ModRevision: 9}, Deleted: true}, &v1, decode.Object{}, Deleted, "deleted"},
-		{"a modification", Entry{KV: KV{Version: 2}}, &v1, v2, Modified, "metadata.labels.v"},
-		{"a write that changed nothing decoded", Entry{KV: KV{Version: 3}}, &v2, v2, Modified, "no change"},
-		{"the oldest retained write after compaction", Entry{KV: KV{Version: 7}}, nil, v2, Modified, "(the revision before is gone)"},
+		{"a modification", Entry{KV: KV{CreateRevision: 5, ModRevision: 6, Version: 2}}, &v1, v2, Modified, "metadata.labels.v"},
+		{"a modification, on kine", Entry{KV: KV{CreateRevision: 5, ModRevision: 6}}, &v1, v2, Modified, "metadata.labels.v"},
+		{"a write that changed nothing decoded", Entry{KV: KV{CreateRevision: 5, ModRevision: 7, Version: 3}}, &v2, v2, Modified, "no change"},
+		{"the oldest retained write after compaction", Entry{KV: KV{CreateRevision: 5, ModRevision: 20, Version: 7}}, nil, v2, Modified, "(the revision before is gone)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -55,7 +56,7 @@ func (c Config) CommandTimeoutOrDefault() time.Duration {
 func (c Config) tls() (*tls.Config, error) {
 	useTLS := c.CACert != "" || c.Cert != "" || c.Key != "" || c.InsecureSkipVerify
 	for _, ep := range c.Endpoints {
-		useTLS = useTLS || strings.HasPrefix(ep, "https://")
+		useTLS = useTLS || strings.HasPrefix(ep, "https://") || strings.HasPrefix(ep, "unixs:")
 	}
 	if !useTLS {
 		return nil, nil
@@ -106,6 +107,11 @@ func Dial(ctx context.Context, c Config) (*clientv3.Client, error) {
 		Logger:      lg,
 		Context:     ctx,
 	})
+	if err != nil && c.Username != "" && status.Code(err) == codes.Unimplemented {
+		// clientv3 authenticates in New, through etcd's Auth service.
+		return nil, fmt.Errorf("connect to etcd at %s as %s: it serves no users (%w); kine, for one, has none: connect without --user",
+			strings.Join(c.Endpoints, ","), c.Username, plainError(err))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connect to etcd at %s: %w", strings.Join(c.Endpoints, ","), plainError(err))
 	}
@@ -139,19 +145,20 @@ func anyAnswers(ctx context.Context, cli *clientv3.Client, endpoints []string, t
 	return fmt.Errorf("cannot reach etcd: %s", strings.Join(failures, "; "))
 }
 
-// probeEndpoints opens a TCP connection (and a TLS session when tc is set) to
-// every endpoint in parallel, so that a refused address or an untrusted
+// probeEndpoints opens a connection (and a TLS session when tc is set) to
+// every endpoint in parallel, over TCP or to a unix socket (k3s serves
+// kine on unix:///var/lib/rancher/k3s/server/kine.sock), so that a refused address or an untrusted
 // certificate fails fast with its own words: gRPC would retry until the dial
 // timeout and report only that the deadline passed. It returns the endpoints
 // that answered, or an error naming why each did not.
 func probeEndpoints(ctx context.Context, endpoints []string, t *timeout, tc *tls.Config) ([]string, error) {
 	errs := askEach(endpoints, func(ep string) error {
-		host, err := hostPort(ep)
+		addr, err := dialAddress(ep)
 		if err != nil {
 			return err
 		}
 		var r *refusedError
-		err = probe(ctx, host, t, tc)
+		err = probe(ctx, addr, t, tc)
 		switch {
 		case errors.As(err, &r):
 			return fmt.Errorf("etcd at %s %w", ep, err)
@@ -185,11 +192,11 @@ func probeEndpoints(ctx context.Context, endpoints []string, t *timeout, tc *tls
 	return nil, fmt.Errorf("cannot reach etcd: %s", strings.Join(failures, "; "))
 }
 
-func probe(ctx context.Context, host string, t *timeout, tc *tls.Config) error {
+func probe(ctx context.Context, addr address, t *timeout, tc *tls.Config) error {
 	ctx, cancel := t.bound(ctx)
 	defer cancel()
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", host)
+	conn, err := d.DialContext(ctx, addr.network, addr.addr)
 	if err != nil {
 		return causeOf(err, t)
 	}
@@ -200,7 +207,7 @@ func probe(ctx context.Context, host string, t *timeout, tc *tls.Config) error {
 	tc = tc.Clone()
 	tc.NextProtos = []string{"h2"} // as gRPC asks
 	if tc.ServerName == "" {
-		tc.ServerName, _, _ = net.SplitHostPort(host)
+		tc.ServerName = addr.serverName
 	}
 	tconn := tls.Client(conn, tc)
 	if err := tconn.HandshakeContext(ctx); err != nil {
@@ -274,6 +281,34 @@ func tlsError(ctx context.Context, err error, tc *tls.Config) error {
 type refusedError struct{ why string }
 
 func (e *refusedError) Error() string { return "refused the connection: " + e.why }
+
+// address is where an endpoint is dialled, and the name its server's
+// certificate is checked for.
+type address struct{ network, addr, serverName string }
+
+// dialAddress takes an endpoint as clientv3 does (endpoint.Interpret): a
+// unix:// or unixs:// socket, whose certificate is checked for the
+// socket's file name, or a TCP endpoint (hostPort).
+func dialAddress(ep string) (address, error) {
+	for _, scheme := range []string{"unixs:", "unix:"} {
+		rest, ok := strings.CutPrefix(ep, scheme)
+		if !ok {
+			continue
+		}
+		// unix:///abs/path, unix://rel/path and unix:rel/path.
+		path := strings.TrimPrefix(rest, "//")
+		if path == "" {
+			return address{}, fmt.Errorf("endpoint %q names no socket", ep)
+		}
+		return address{"unix", path, filepath.Base(path)}, nil
+	}
+	host, err := hostPort(ep)
+	if err != nil {
+		return address{}, err
+	}
+	name, _, _ := net.SplitHostPort(host)
+	return address{"tcp", host, name}, nil
+}
 
 // hostPort takes an endpoint as etcdctl does: a URL, or a bare host:port.
 func hostPort(ep string) (string, error) {

@@ -18,6 +18,36 @@ import (
 // (probeEarlier): none of them makes etcd read more than the key. With
 // opts.AllIncarnations the history comes from a replay instead.
 func (l *Live) History(ctx context.Context, key string, opts HistoryOptions) (History, error) {
+	h, err := l.history(ctx, key, opts)
+	numberVersions(h.Entries)
+	return h, err
+}
+
+// numberVersions gives the entries of kine, which reports every Version as
+// 0, the versions etcd would report: 1 at a creation, one more at each
+// write after it, newest first as History holds them. The writes of an
+// incarnation whose creation compaction removed keep 0: how many came
+// before is not known. etcd's entries have their versions already.
+func numberVersions(entries []Entry) {
+	var v int64
+	for i := len(entries) - 1; i >= 0; i-- {
+		kv := &entries[i].KV
+		switch {
+		case entries[i].Deleted:
+			v = 0
+			continue
+		case kv.CreateRevision == kv.ModRevision:
+			v = 1
+		case v > 0:
+			v++
+		}
+		if kv.Version == 0 {
+			kv.Version = v
+		}
+	}
+}
+
+func (l *Live) history(ctx context.Context, key string, opts HistoryOptions) (History, error) {
 	cur, err := l.rangeKeys(ctx, rangeRequest{key: key})
 	if err != nil {
 		return History{}, err
@@ -121,12 +151,13 @@ func (l *Live) replayHistory(ctx context.Context, h History, cur rangeResult, pr
 	if compacted > 0 {
 		h.CompactedAt = compacted
 		// Compaction keeps each key's newest revision at or before the
-		// compaction revision: read it, then replay what came after.
+		// compaction revision: read it, then replay what came after
+		// (kine refuses a watch from the compaction revision itself).
 		base, err := l.rangeKeys(ctx, rangeRequest{key: h.Key, rev: compacted})
 		if err != nil {
 			return h, err
 		}
-		if entries, _, err = r.run(ctx, compacted); err != nil {
+		if entries, _, err = r.run(ctx, compacted+1); err != nil {
 			return h, fmt.Errorf("history of %s: %w", h.Key, requestError(ctx, err))
 		}
 		if len(base.kvs) > 0 && (len(entries) == 0 || entries[0].KV.ModRevision > base.kvs[0].ModRevision) {
@@ -156,7 +187,9 @@ func (r replay) run(ctx context.Context, from int64) ([]Entry, int64, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wc := r.l.c.Watch(ctx, r.key, clientv3.WithRev(from), clientv3.WithCreatedNotify())
+	// kine sends a progress notification only once every watch of the
+	// stream told it is synced, which a watch does by asking for them.
+	wc := r.l.c.Watch(ctx, r.key, clientv3.WithRev(from), clientv3.WithCreatedNotify(), clientv3.WithProgressNotify())
 	p := ReplayProgress{From: from, Head: r.head, Reached: from - 1}
 	r.report(ctx, p)
 	var entries []Entry

@@ -9,6 +9,8 @@ import (
 	"github.com/etcdscope/etcdscope/decode"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // walk reads the current incarnation of a key back from its newest version
@@ -22,11 +24,13 @@ import (
 // once, where they lie far apart one revision at a time (walkWindow). A
 // revision compaction removed ends the walk, with the compaction revision:
 // etcd keeps each key's version in effect at the compaction revision, so
-// the oldest entry is that one.
+// the oldest entry is that one. The walk ends at the key's creation, where
+// ModRevision is CreateRevision: kine, which sets no Version, is walked the
+// same way.
 func (l *Live) walk(ctx context.Context, kv KV) ([]Entry, int64, error) {
 	entries := []Entry{{KV: kv}}
 	window := walkWindow(kv)
-	for kv.Version > 1 {
+	for kv.ModRevision > kv.CreateRevision {
 		var revs []int64
 		for r := kv.ModRevision - 1; r >= max(kv.ModRevision-window, kv.CreateRevision); r-- {
 			revs = append(revs, r)
@@ -60,28 +64,30 @@ const maxWalkWindow = 16
 // walkWindow is how many revisions walk reads at once below kv: about
 // maxWalkWindow versions' worth when each revision since the key's creation
 // wrote it, 1 when it wrote one revision in maxWalkWindow or fewer, so
-// that a window costs at most a few ranges for each version it finds.
+// that a window costs at most a few ranges for each version it finds. kine
+// says no Version: its writes are taken as far apart.
 func walkWindow(kv KV) int64 {
 	span := kv.ModRevision - kv.CreateRevision
-	if span <= 0 {
+	if span <= 0 || kv.Version == 0 {
 		return 1
 	}
 	return min(max(maxWalkWindow*(kv.Version-1)/span, 1), maxWalkWindow)
 }
 
 // olderVersion checks etcd's answer at rev, below version kv in a walk: kv
-// itself again, or the version before it.
+// itself again, or the version before it, of the same incarnation (kine's
+// Version, always 0, is not checked).
 func olderVersion(kv KV, rev int64, resp *clientv3.GetResponse) (KV, error) {
 	if len(resp.Kvs) == 0 {
-		return KV{}, fmt.Errorf("read %s at revision %d: etcd has no version %d of it", decode.EscapeKey(kv.Key), rev, kv.Version-1)
+		return KV{}, fmt.Errorf("read %s at revision %d: etcd has no version before the one written at %d", decode.EscapeKey(kv.Key), rev, kv.ModRevision)
 	}
 	prev := fromProto(resp.Kvs[0])
 	if prev.ModRevision == kv.ModRevision {
 		return kv, nil
 	}
-	if prev.CreateRevision != kv.CreateRevision || prev.Version != kv.Version-1 {
-		return KV{}, fmt.Errorf("read %s at revision %d: etcd answered version %d created at %d, want version %d created at %d",
-			decode.EscapeKey(kv.Key), rev, prev.Version, prev.CreateRevision, kv.Version-1, kv.CreateRevision)
+	if prev.CreateRevision != kv.CreateRevision || prev.ModRevision > kv.ModRevision || (kv.Version != 0 && prev.Version != kv.Version-1) {
+		return KV{}, fmt.Errorf("read %s at revision %d: etcd answered the version written at %d (version %d) created at %d, want the one before the version written at %d (version %d) created at %d",
+			decode.EscapeKey(kv.Key), rev, prev.ModRevision, prev.Version, prev.CreateRevision, kv.ModRevision, kv.Version, kv.CreateRevision)
 	}
 	return prev, nil
 }
@@ -103,14 +109,22 @@ func (l *Live) getEach(ctx context.Context, key string, revs []int64, opts ...cl
 // linearizable read costs (etcd's ReadIndex): what a revision holds never
 // changes once written. A member that has not applied rev yet answers
 // ErrFutureRev; the read is then made linearizable, which waits for it.
-// The error is etcd's (rpctypes.ErrCompacted for a compacted rev), in the
-// user's words.
+// kine refuses serializable reads (Unimplemented), and has no consensus to
+// skip: from its first refusal on, reads are linearizable. The error is
+// etcd's (rpctypes.ErrCompacted for a compacted rev), in the user's words.
 func (l *Live) getAt(ctx context.Context, key string, rev int64, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	at := append([]clientv3.OpOption{clientv3.WithRev(rev)}, opts...)
 	rctx, cancel := l.commandTimeout().bound(ctx)
 	defer cancel()
-	resp, err := l.c.Get(rctx, key, append(at, clientv3.WithSerializable())...)
-	if errors.Is(err, rpctypes.ErrFutureRev) {
+	var resp *clientv3.GetResponse
+	var err error
+	if !l.noSerializable.Load() {
+		resp, err = l.c.Get(rctx, key, append(at, clientv3.WithSerializable())...)
+		if status.Code(err) == codes.Unimplemented {
+			l.noSerializable.Store(true)
+		}
+	}
+	if l.noSerializable.Load() || errors.Is(err, rpctypes.ErrFutureRev) {
 		resp, err = l.c.Get(rctx, key, at...)
 	}
 	if err != nil {

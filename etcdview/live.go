@@ -40,6 +40,12 @@ type Live struct {
 	// noStream is set once etcd answers RangeStream with Unimplemented
 	// (before 3.7): uncounted ranges are plain ranges from then on.
 	noStream atomic.Bool
+	// noSerializable is set once the server refuses serializable reads
+	// (kine): getAt's reads are linearizable from then on.
+	noSerializable atomic.Bool
+	// kine is set once Status or kineServer found kine; kineKnown once
+	// kineServer asked.
+	kine, kineKnown atomic.Bool
 }
 
 // NewLive reads etcd through c. requestTimeout bounds each request (not a
@@ -77,6 +83,9 @@ func (l *Live) Close() error {
 func (l *Live) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, error) {
 	if r.uncounted && r.limit > 0 && r.end != "" && !l.noStream.Load() {
 		res, err := l.streamKeys(ctx, r)
+		// kine reads and sorts the whole range before it sends the
+		// first keys: a range costs it what a counted one costs etcd.
+		res.counted = l.kine.Load()
 		if !errors.Is(err, errNoStream) {
 			return res, err
 		}

@@ -22,7 +22,7 @@ func (l *Live) replayHeld(ctx context.Context, prefix string, rev int64, fn func
 		return 0, err
 	}
 	key, end := prefixRange(prefix)
-	compacted, err := l.replayRange(ctx, key, end, 1, rev, fn, report)
+	compacted, err := l.replayRange(ctx, key, end, 1, 0, rev, fn, report)
 	if err != nil || compacted == 0 {
 		return 0, err
 	}
@@ -33,7 +33,15 @@ func (l *Live) replayHeld(ctx context.Context, prefix string, rev int64, fn func
 	if err := l.readUnits(ctx, units, compacted, fn, ScanRecord{Retained: true}); err != nil {
 		return compacted, err
 	}
-	again, err := l.replayRange(ctx, key, end, compacted, rev, fn, report)
+	// kine refuses a watch from its compaction revision, and keeps no
+	// deletion at it: its replay starts after.
+	from := compacted
+	if kine, err := l.kineServer(ctx); err != nil {
+		return compacted, err
+	} else if kine {
+		from++
+	}
+	again, err := l.replayRange(ctx, key, end, from, compacted, rev, fn, report)
 	if err == nil && again != 0 {
 		err = fmt.Errorf("history of %s: etcd compacted to revision %d during the read: read it again", describeRange(key, end), again)
 	}
@@ -65,16 +73,19 @@ func (l *Live) checkOrdered(ctx context.Context) error {
 const progressEvery = 200 * time.Millisecond
 
 // replayRange replays the changes in [key, end) from revision from up to to,
-// as Retained records, through one watch. A compacted from ends it at once
-// with the compaction revision. The command timeout bounds the wait for each
-// answer.
-func (l *Live) replayRange(ctx context.Context, key, end string, from, to int64, fn func([]ScanRecord) error, report func(ScanProgress)) (int64, error) {
+// as Retained records, through one watch, but for the puts at revision read
+// (the compaction revision, which a range read; 0 for none). A compacted
+// from ends it at once with the compaction revision. The command timeout
+// bounds the wait for each answer.
+func (l *Live) replayRange(ctx context.Context, key, end string, from, read, to int64, fn func([]ScanRecord) error, report func(ScanProgress)) (int64, error) {
 	if from > to {
 		return 0, nil
 	}
 	wctx, cancel, touch := l.idleBound(ctx)
 	defer cancel()
-	wc := l.c.Watch(wctx, key, clientv3.WithRange(end), clientv3.WithRev(from), clientv3.WithFragment(), clientv3.WithCreatedNotify())
+	// kine answers progress requests only once every watch of the stream
+	// told it is synced, which a watch does by asking for notifications.
+	wc := l.c.Watch(wctx, key, clientv3.WithRange(end), clientv3.WithRev(from), clientv3.WithFragment(), clientv3.WithCreatedNotify(), clientv3.WithProgressNotify())
 	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
 	fail := func(err error) error {
@@ -93,7 +104,7 @@ func (l *Live) replayRange(ctx context.Context, key, end string, from, to int64,
 			if err := resp.Err(); err != nil {
 				return 0, fail(err)
 			}
-			recs, past := heldRecords(resp.Events, from, to)
+			recs, past := heldRecords(resp.Events, read, to)
 			if len(recs) > 0 {
 				if err := fn(recs); err != nil {
 					return 0, err
@@ -110,14 +121,14 @@ func (l *Live) replayRange(ctx context.Context, key, end string, from, to int64,
 }
 
 // heldRecords are the events up to revision to as Retained records, but
-// for the puts at a from after 1, the compaction revision, which the range
-// at it read; past says an event after to came, so none older is pending.
-func heldRecords(events []*clientv3.Event, from, to int64) (recs []ScanRecord, past bool) {
+// for the puts at revision read, which a range read (0: none); past says an
+// event after to came, so none older is pending.
+func heldRecords(events []*clientv3.Event, read, to int64) (recs []ScanRecord, past bool) {
 	for _, ev := range events {
 		if ev.Kv.ModRevision > to {
 			return recs, true
 		}
-		if from > 1 && ev.Kv.ModRevision == from && ev.Type != mvccpb.DELETE {
+		if read > 0 && ev.Kv.ModRevision == read && ev.Type != mvccpb.DELETE {
 			continue
 		}
 		like := ScanRecord{Retained: true, Tombstone: ev.Type == mvccpb.DELETE}

@@ -290,6 +290,25 @@ type Cluster struct {
 	// from kube-apiserver's compact_rev_key on a live etcd (0 when absent).
 	CompactRevision int64
 	Members         []Member
+	// Kine says the etcd API is kine's (k3s' datastore over SQL), whose
+	// one member has no ID, Raft or leader of its own: Members holds it
+	// with the store's revision.
+	Kine bool
+	// EmulatedVersion is the etcd version kine claims in Status (its
+	// --emulated-etcd-version), for kine only.
+	EmulatedVersion string
+}
+
+// Server names what serves the etcd API: "etcd", or "kine (emulating etcd
+// 3.6.11)".
+func (c Cluster) Server() string {
+	if !c.Kine {
+		return "etcd"
+	}
+	if c.EmulatedVersion == "" {
+		return "kine"
+	}
+	return "kine (emulating etcd " + c.EmulatedVersion + ")"
 }
 
 // Member is one etcd member as its Status RPC reports it.

@@ -38,7 +38,10 @@ func (l *Live) Status(ctx context.Context) (Cluster, error) {
 		}
 	}
 	collect(l.statuses(ctx, endpoints))
-	if list, err := l.c.MemberList(ctx); err == nil {
+	list, err := l.c.MemberList(ctx)
+	if err == nil {
+		l.kine.Store(isKine(list))
+		l.kineKnown.Store(true)
 		var more []string
 		for _, pm := range list.Members {
 			if _, ok := answered[pm.ID]; ok || len(pm.ClientURLs) == 0 {
@@ -77,6 +80,9 @@ func (l *Live) Status(ctx context.Context) (Cluster, error) {
 	slices.SortFunc(cl.Members, func(a, b Member) int {
 		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Endpoint, b.Endpoint))
 	})
+	if isKine(list) && len(answered) == 1 && answered[0].Err == nil {
+		return l.kineStatus(ctx, cl)
+	}
 	if cl.Revision == 0 {
 		return cl, noRevision(cl.Members)
 	}
@@ -109,9 +115,9 @@ func (l *Live) status(ctx context.Context, ep string) Member {
 	m := Member{Endpoint: ep}
 	// The client waits for a connection until ctx ends; a stopped member
 	// refuses TCP at once, so a plain connect tells it in no time.
-	host, err := hostPort(ep)
+	addr, err := dialAddress(ep)
 	if err == nil {
-		err = probe(ctx, host, l.commandTimeout(), nil)
+		err = probe(ctx, addr, l.commandTimeout(), nil)
 	}
 	if err != nil {
 		m.Err = err

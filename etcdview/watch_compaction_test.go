@@ -137,7 +137,7 @@ func (r *tailed) since(i int) []string {
 }
 
 func TestWatchOnAQuietPrefixGoesOnAfterCompactionAndARestart(t *testing.T) {
-	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
+	etcdtest.EachServer(t, func(t *testing.T, e etcdtest.Etcd) {
 		ctx := testCtx(t)
 		st, err := e.Client.Status(ctx, e.Client.Endpoints()[0])
 		if err != nil {
@@ -179,7 +179,7 @@ func TestWatchOnAQuietPrefixGoesOnAfterCompactionAndARestart(t *testing.T) {
 }
 
 func TestWatchMarksTheChangesCompactionTookWhileItWasCutOff(t *testing.T) {
-	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
+	etcdtest.EachServer(t, func(t *testing.T, e etcdtest.Etcd) {
 		ctx := testCtx(t)
 		var start int64
 		for _, k := range []string{"a", "b", "gone"} {
@@ -227,4 +227,23 @@ func waitClosed(t *testing.T, c <-chan struct{}, what string) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("no %s within 30s", what)
 	}
+}
+
+func TestWatchFromTheCompactionRevisionDeliversItsWrite(t *testing.T) {
+	eachServer(t, func(t *testing.T, cli *clientv3.Client) {
+		put(t, cli, "/registry/w/a", "1")
+		at := put(t, cli, "/registry/w/b", "1")
+		compact(t, cli, at)
+		r := &tailed{t: t, wc: NewLive(cli, 0).Watch(testCtx(t), "/registry/w/", WatchOptions{Rev: at})}
+		after := put(t, cli, "/registry/w/c", "1")
+		r.untilEventAt(after)
+		var got []string
+		for _, ev := range r.events {
+			got = append(got, fmt.Sprintf("%s %s@%d", ev.Type, ev.KV.Key, ev.KV.ModRevision))
+		}
+		want := []string{fmt.Sprintf("ADDED /registry/w/b@%d", at), fmt.Sprintf("ADDED /registry/w/c@%d", after)}
+		if strings.Join(got, ", ") != strings.Join(want, ", ") || len(r.gaps) > 0 || len(r.notes) > 0 {
+			t.Errorf("a watch from the compaction revision %d delivered %q, gaps %v, notes %q; want %q and no gap", at, got, r.gaps, r.notes, want)
+		}
+	})
 }
