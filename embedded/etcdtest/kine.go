@@ -26,6 +26,9 @@ type KineOptions struct {
 	// Dir holds state.db (and, with Socket, kine.sock); "" is a new
 	// temporary directory of the test. A state.db already there is served.
 	Dir string
+	// DB is the SQLite file when not Dir/state.db (k3s keeps it in
+	// server/db/, its socket in server/).
+	DB string
 	// CompactInterval is kine's --compact-interval; 0 leaves compaction to
 	// clients (kine's default), as kube-apiserver does it.
 	CompactInterval time.Duration
@@ -76,7 +79,13 @@ func LaunchKine(bin string, opts KineOptions) (*Kine, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &Kine{External: &External{DataDir: dir, logPath: filepath.Join(dir, "kine.log"), logFile: true}, DB: filepath.Join(dir, "state.db")}
+	k := &Kine{External: &External{DataDir: dir, logPath: filepath.Join(dir, "kine.log"), logFile: true}, DB: opts.DB}
+	if k.DB == "" {
+		k.DB = filepath.Join(dir, "state.db")
+	}
+	if err := os.MkdirAll(filepath.Dir(k.DB), 0o700); err != nil {
+		return nil, err
+	}
 	k.Version = "kine " + kineVersion()
 	scheme, listen := "http", ""
 	if opts.TLS {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
+	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/discover"
 )
 
@@ -96,4 +98,33 @@ func TestFindUnderTheConfiguredDataDir(t *testing.T) {
 			Endpoints: []string{"https://127.0.0.1:2379"}, Prefix: "/registry", EncryptionConfig: "/opt/rke2/server/cred/encryption-config.json",
 		})
 	})
+}
+
+// TestFindK3sKineReadsARealKineLiveThenItsFile: a real kine laid out as
+// k3s runs it (socket in server/, file in server/db/) is read live through
+// the socket Find names while it runs, and through the file once stopped.
+func TestFindK3sKineReadsARealKineLiveThenItsFile(t *testing.T) {
+	root := t.TempDir()
+	server := filepath.Join(root, k3sServer)
+	k := etcdtest.StartKine(t, etcdtest.KineOptions{Socket: true, Dir: server, DB: filepath.Join(server, "db", "state.db")})
+	f := find(t, root)
+	if f.Layout != discover.K3sKine || len(f.Endpoints) != 1 || f.Endpoints[0] != k.Endpoint {
+		t.Fatalf("Find on a running k3s kine = %s %v, want %s at %s", f.Layout, f.Endpoints, discover.K3sKine, k.Endpoint)
+	}
+	readsThrough(t, k.External, f)
+
+	k.Stop()
+	f = find(t, root)
+	if len(f.Endpoints) != 0 || f.DB != k.DB {
+		t.Fatalf("Find once kine stopped: endpoints %v, db %q; want only the file %s", f.Endpoints, f.DB, k.DB)
+	}
+	file, err := etcdview.OpenOffline(f.DB, etcdview.FileOptions{NoIndexFile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	kv, err := file.Get(t.Context(), f.Prefix+"/configmaps/default/discovered", 0)
+	if err != nil || string(kv.Value) != "through "+string(discover.K3sKine) {
+		t.Errorf("the key written through the socket, read from %s: %v, %v", f.DB, kv, err)
+	}
 }
