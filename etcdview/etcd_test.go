@@ -11,13 +11,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-// eachEtcd runs fn against each etcd of the version matrix, in subtests
-// named for the version (etcdtest.EachVersion).
-func eachEtcd(t *testing.T, fn func(t *testing.T, cli *clientv3.Client)) {
-	t.Helper()
-	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) { fn(t, e.Client) })
-}
-
 // eachServer is eachEtcd and then kine, in a subtest named "kine"
 // (etcdtest.EachServer).
 func eachServer(t *testing.T, fn func(t *testing.T, cli *clientv3.Client)) {

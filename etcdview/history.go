@@ -18,6 +18,36 @@ import (
 // (probeEarlier): none of them makes etcd read more than the key. With
 // opts.AllIncarnations the history comes from a replay instead.
 func (l *Live) History(ctx context.Context, key string, opts HistoryOptions) (History, error) {
+	h, err := l.history(ctx, key, opts)
+	numberVersions(h.Entries)
+	return h, err
+}
+
+// numberVersions gives the entries of kine, which reports every Version as
+// 0, the versions etcd would report: 1 at a creation, one more at each
+// write after it, newest first as History holds them. The writes of an
+// incarnation whose creation compaction removed keep 0: how many came
+// before is not known. etcd's entries have their versions already.
+func numberVersions(entries []Entry) {
+	var v int64
+	for i := len(entries) - 1; i >= 0; i-- {
+		kv := &entries[i].KV
+		switch {
+		case entries[i].Deleted:
+			v = 0
+			continue
+		case kv.CreateRevision == kv.ModRevision:
+			v = 1
+		case v > 0:
+			v++
+		}
+		if kv.Version == 0 {
+			kv.Version = v
+		}
+	}
+}
+
+func (l *Live) history(ctx context.Context, key string, opts HistoryOptions) (History, error) {
 	cur, err := l.rangeKeys(ctx, rangeRequest{key: key})
 	if err != nil {
 		return History{}, err

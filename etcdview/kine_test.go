@@ -82,7 +82,36 @@ func TestHistoryThroughKineHasEveryVersionAndTheDeletion(t *testing.T) {
 	if want := []EventType{Deleted, Modified, Modified, Added}; !slices.Equal(types, want) {
 		t.Errorf("entries are %v, want %v", types, want)
 	}
+	// kine reports no versions: History numbers them from the creation.
+	var versions []int64
+	for _, e := range h.Entries {
+		versions = append(versions, e.KV.Version)
+	}
+	if want := []int64{0, 3, 2, 1}; !slices.Equal(versions, want) {
+		t.Errorf("versions %v, want %v", versions, want)
+	}
 	if _, err := NewLive(cli, 0).Get(testCtx(t), key, 0); !errors.Is(err, ErrNotFound) {
 		t.Errorf("get of the deleted key: %v", err)
+	}
+}
+
+func TestEndpointsDialAsClientv3DialsThem(t *testing.T) {
+	for _, tc := range []struct {
+		ep   string
+		want address
+	}{
+		{"unix:///var/lib/rancher/k3s/server/kine.sock", address{"unix", "/var/lib/rancher/k3s/server/kine.sock", "kine.sock"}},
+		{"unixs:///run/etcd/etcd.sock", address{"unix", "/run/etcd/etcd.sock", "etcd.sock"}},
+		{"unix://kine.sock", address{"unix", "kine.sock", "kine.sock"}},
+		{"unix:kine.sock", address{"unix", "kine.sock", "kine.sock"}},
+		{"https://10.0.0.1:2379", address{"tcp", "10.0.0.1:2379", "10.0.0.1"}},
+		{"etcd-0:2379", address{"tcp", "etcd-0:2379", "etcd-0"}},
+	} {
+		if got, err := dialAddress(tc.ep); err != nil || got != tc.want {
+			t.Errorf("dialAddress(%q) = %+v, %v; want %+v", tc.ep, got, err, tc.want)
+		}
+	}
+	if _, err := dialAddress("unix://"); err == nil || err.Error() != `endpoint "unix://" names no socket` {
+		t.Errorf("an endpoint naming no socket: %v", err)
 	}
 }

@@ -83,6 +83,9 @@ func (l *Live) Close() error {
 func (l *Live) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, error) {
 	if r.uncounted && r.limit > 0 && r.end != "" && !l.noStream.Load() {
 		res, err := l.streamKeys(ctx, r)
+		// kine reads and sorts the whole range before it sends the
+		// first keys: a range costs it what a counted one costs etcd.
+		res.counted = l.kine.Load()
 		if !errors.Is(err, errNoStream) {
 			return res, err
 		}

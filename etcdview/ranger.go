@@ -37,8 +37,8 @@ type rangeResult struct {
 	more  bool  // limit left keys out (uncounted: may have)
 	rev   int64 // the revision read at
 	// counted says etcd counted the whole range to answer an uncounted
-	// request (a Range, before etcd 3.7): what it cost grew with the keys
-	// in the range, not with the limit.
+	// request (a Range, before etcd 3.7), or kine read and sorted it: what
+	// it cost grew with the keys in the range, not with the limit.
 	counted bool
 }
 

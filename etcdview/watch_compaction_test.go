@@ -137,7 +137,7 @@ func (r *tailed) since(i int) []string {
 }
 
 func TestWatchOnAQuietPrefixGoesOnAfterCompactionAndARestart(t *testing.T) {
-	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
+	etcdtest.EachServer(t, func(t *testing.T, e etcdtest.Etcd) {
 		ctx := testCtx(t)
 		st, err := e.Client.Status(ctx, e.Client.Endpoints()[0])
 		if err != nil {
@@ -179,7 +179,7 @@ func TestWatchOnAQuietPrefixGoesOnAfterCompactionAndARestart(t *testing.T) {
 }
 
 func TestWatchMarksTheChangesCompactionTookWhileItWasCutOff(t *testing.T) {
-	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
+	etcdtest.EachServer(t, func(t *testing.T, e etcdtest.Etcd) {
 		ctx := testCtx(t)
 		var start int64
 		for _, k := range []string{"a", "b", "gone"} {

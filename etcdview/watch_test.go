@@ -26,7 +26,7 @@ func next(t *testing.T, wc <-chan Batch) (Batch, bool) {
 }
 
 func TestWatchReportsEachChangeWithItsPreviousValue(t *testing.T) {
-	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+	eachServer(t, func(t *testing.T, cli *clientv3.Client) {
 		ctx := testCtx(t)
 		// The watch starts from a revision of its own: one "from now"
 		// starts when etcd creates it, which may come after the first
@@ -69,7 +69,7 @@ func TestWatchReportsEachChangeWithItsPreviousValue(t *testing.T) {
 }
 
 func TestWatchProgressKeepsHeadCurrent(t *testing.T) {
-	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+	eachServer(t, func(t *testing.T, cli *clientv3.Client) {
 		ctx := testCtx(t)
 		if st, err := cli.Status(ctx, cli.Endpoints()[0]); err != nil || !progressOrdered(st.Version) {
 			t.Skipf("etcd %s may answer a progress request ahead of pending events (etcd-io/etcd#15220): the watch does not ask (%v)", st.Version, err)
@@ -90,7 +90,7 @@ func TestWatchProgressKeepsHeadCurrent(t *testing.T) {
 }
 
 func TestWatchFromCompactedRevision(t *testing.T) {
-	eachEtcd(t, func(t *testing.T, cli *clientv3.Client) {
+	eachServer(t, func(t *testing.T, cli *clientv3.Client) {
 		old := put(t, cli, "/registry/c/a", "1")
 		compacted := put(t, cli, "/registry/c/a", "2")
 		compact(t, cli, compacted)

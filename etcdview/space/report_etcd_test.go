@@ -85,26 +85,30 @@ func factsOf(version string) map[string]facts {
 // the KeyValue a read right after the step returns, or a deletion's, its
 // key alone.
 func writeFixture(t *testing.T, cli *clientv3.Client) (rev, compacted int64, sizes []int64) {
+	return writeSteps(t, cli, fixture, compactAt)
+}
+
+// writeSteps is writeFixture of steps, compacted at step compactAt (none
+// when 0). A deletion is kube-apiserver's transaction, which kine takes.
+func writeSteps(t *testing.T, cli *clientv3.Client, steps []write, compactAt int) (rev, compacted int64, sizes []int64) {
 	t.Helper()
 	ctx := testCtx(t)
-	sizes = make([]int64, len(fixture)+1)
-	for i, w := range fixture {
+	sizes = make([]int64, len(steps)+1)
+	for i, w := range steps {
 		if w.value < 0 {
-			resp, err := cli.Delete(ctx, w.key)
-			if err != nil {
+			if err := etcdtest.Delete(ctx, cli, w.key); err != nil {
 				t.Fatal(err)
 			}
-			rev = resp.Header.Revision
 			sizes[i+1] = int64(proto.Size(&mvccpb.KeyValue{Key: []byte(w.key)}))
-		} else {
-			if _, err := cli.Put(ctx, w.key, strings.Repeat("v", w.value)); err != nil {
-				t.Fatal(err)
-			}
-			resp, err := cli.Get(ctx, w.key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rev = resp.Header.Revision
+		} else if _, err := cli.Put(ctx, w.key, strings.Repeat("v", w.value)); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := cli.Get(ctx, w.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev = resp.Header.Revision
+		if w.value >= 0 {
 			sizes[i+1] = int64(proto.Size(resp.Kvs[0]))
 		}
 		if i+1 == compactAt {
@@ -280,4 +284,53 @@ func keysOf(ks []KeyStat) []string {
 		keys = append(keys, k.Key)
 	}
 	return keys
+}
+
+// TestReportCountsKnownWritesOnKine reads the fixture, uncompacted (kine
+// compacts nothing of its newest 1000 revisions), through kine: live, and
+// live with the history kine holds, every put and deletion.
+func TestReportCountsKnownWritesOnKine(t *testing.T) {
+	k := etcdtest.StartKine(t, etcdtest.KineOptions{})
+	cli := k.Client(t)
+	// kine writes /registry/health itself when it starts, and the fixture
+	// once more: that is two revisions held, the first as step 0.
+	const health = "/registry/health"
+	first, err := cli.Get(testCtx(t), health)
+	if err != nil || len(first.Kvs) != 1 {
+		t.Fatalf("kine's %s: %+v, %v", health, first, err)
+	}
+	steps := append([]write{{health, 10}}, fixture...)
+	rev, _, sizes := writeSteps(t, cli, steps, 0)
+	sizes[0] = int64(proto.Size(first.Kvs[0]))
+	fr := fixtureRun{facts: uncompactedFacts(steps), sizes: sizes}
+	f := fr.facts[health]
+	f.held = append([]int{0}, f.held...)
+	fr.facts[health] = f
+	live := etcdview.NewLive(cli, 0)
+	for depth := 1; depth <= 4; depth++ {
+		opts := Options{Prefix: "/registry", Depth: depth, Top: 3}
+		fr.checkTree(t, "kine, values", runReport(t, live, opts), depth)
+		opts.History = true
+		r := runReport(t, live, opts)
+		if !r.History || r.Revision != rev || r.CompactRevision != 0 {
+			t.Errorf("kine with history: history %v, revision %d, compaction %d; want true, %d, 0", r.History, r.Revision, r.CompactRevision, rev)
+		}
+		fr.checkTree(t, "kine, with history", r, depth)
+	}
+}
+
+// uncompactedFacts are the facts of steps on kine, uncompacted: every put
+// and deletion held, and no version, which kine does not count.
+func uncompactedFacts(steps []write) map[string]facts {
+	fs := map[string]facts{}
+	for i, w := range steps {
+		f := fs[w.key]
+		if w.value < 0 {
+			f.current, f.tombstones = 0, append(f.tombstones, i+1)
+		} else {
+			f.current, f.held = i+1, append(f.held, i+1)
+		}
+		fs[w.key] = f
+	}
+	return fs
 }
