@@ -111,12 +111,12 @@ func runDu(cmd *cobra.Command, conn *cmdutil.ConnFlags, f *duFlags, prefix strin
 			rates.stop()
 			return err
 		}
-		v := duView{Report: r, by: by}
+		v := duView{Report: r, by: by, kine: kineServer(ctx, src)}
 		var growth func(string) space.Growth
 		if v.rates, growth, err = rates.measure(ctx, src, f.rateFor, f.top); err != nil {
 			return err
 		}
-		if fc, ok := space.ForecastQuota(r.Members, growth); ok {
+		if fc, ok := space.ForecastQuota(r.Members, growth); ok && v.kine == "" {
 			v.forecast = &fc
 		}
 		v.findings = space.Guide(ctx, r, v.rates, v.forecast, managerNamer(src))
@@ -129,6 +129,19 @@ func runDu(cmd *cobra.Command, conn *cmdutil.ConnFlags, f *duFlags, prefix strin
 		}
 		return v.print(pr.Out, pr.P)
 	})
+}
+
+// kineServer is how status names a live kine ("kine (emulating etcd
+// 3.6.11) at ENDPOINT"), "" for any other source: du's report of kine has
+// no count of writes per key and no quota.
+func kineServer(ctx context.Context, src etcdview.Source) string {
+	if _, live := src.(*etcdview.Live); !live {
+		return ""
+	}
+	if cl, err := src.Status(ctx); err == nil && cl.Kine {
+		return statusTitle(cl)
+	}
+	return ""
 }
 
 // rateWatch watches a live etcd's prefix for the rate of writes.

@@ -21,7 +21,13 @@ type duView struct {
 	rates    *space.Rates // nil: none measured (a data file)
 	forecast *space.Forecast
 	findings []space.Finding
+	// kine names a live kine, "" for etcd: kine keeps no version of a
+	// key (its writes since creation) and no quota, which du then says.
+	kine string
 }
+
+// unknownOnKine is what du shows for a figure kine does not keep.
+const unknownOnKine = "-"
 
 // minRateOver is the shortest measurement whose rates du shows: the rate
 // columns of a read over a few hundred milliseconds would be noise.
@@ -95,7 +101,11 @@ func (v duView) rows(w io.Writer, p cmdutil.Palette, n *space.Node) {
 }
 
 func (v duView) row(w io.Writer, name string, s space.Stats, parent, total float64, r space.Rate) {
-	row := []string{name, fmt.Sprint(s.Keys), ibytes(s.Bytes), percent(parent), percent(total), fmt.Sprint(s.Writes)}
+	writes := fmt.Sprint(s.Writes)
+	if v.kine != "" {
+		writes = unknownOnKine
+	}
+	row := []string{name, fmt.Sprint(s.Keys), ibytes(s.Bytes), percent(parent), percent(total), writes}
 	if v.History {
 		row = append(row, fmt.Sprint(s.Revisions), ibytes(s.HeldBytes()), fmt.Sprint(s.Tombstones))
 	}
@@ -107,7 +117,11 @@ func (v duView) row(w io.Writer, name string, s space.Stats, parent, total float
 
 // header says what was read, as of which revision, and what was not.
 func (v duView) header(w io.Writer, p cmdutil.Palette) {
-	fmt.Fprintf(w, "%s, revision %d", p.Text(v.Source), v.Revision)
+	source := v.Source
+	if v.kine != "" {
+		source = v.kine
+	}
+	fmt.Fprintf(w, "%s, revision %d", p.Text(source), v.Revision)
 	if v.CompactRevision > 0 {
 		fmt.Fprintf(w, ", compacted at %d", v.CompactRevision)
 	}
@@ -139,11 +153,17 @@ func (v duView) topLists(w io.Writer, p cmdutil.Palette) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "LARGEST\tSIZE\tVERSION\tMODIFIED")
 		for _, k := range v.Root.Largest {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", p.Text(k.Key), ibytes(k.Size), k.Version, k.ModRevision)
+			version := fmt.Sprint(k.Version)
+			if v.kine != "" {
+				version = unknownOnKine
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", p.Text(k.Key), ibytes(k.Size), version, k.ModRevision)
 		}
 		tw.Flush()
 	}
-	if len(v.Root.Hottest) > 0 {
+	if v.kine != "" {
+		fmt.Fprintln(w, "\nHOTTEST: not known: kine keeps no count of a key's writes (etcd's version); --history counts the revisions it holds")
+	} else if len(v.Root.Hottest) > 0 {
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "HOTTEST\tVERSION\tCREATED\tMODIFIED\t%WRITES SINCE CREATED")
@@ -177,14 +197,20 @@ func (v duView) members(w io.Writer, p cmdutil.Palette) {
 		if m.InUse > 0 {
 			inUse, free = ibytes(m.InUse), fmt.Sprintf("%s (%s)", ibytes(m.Reclaimable()), percent(float64(m.Reclaimable())/float64(m.DBSize)))
 		}
-		name := p.Text(m.Name)
-		if m.Leader {
+		name, quota, share := p.Text(m.Name), ibytes(m.Quota), percent(float64(m.DBSize)/float64(m.Quota))
+		switch {
+		case v.kine != "":
+			quota, share = unknownOnKine, unknownOnKine
+		case m.Leader:
 			name += " (leader)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, p.Text(m.Endpoint), ibytes(m.DBSize), inUse, free, ibytes(m.Quota),
-			percent(float64(m.DBSize)/float64(m.Quota)), p.Removed(strings.Join(m.Alarms, ", ")))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, p.Text(m.Endpoint), ibytes(m.DBSize), inUse, free, quota, share,
+			p.Removed(strings.Join(m.Alarms, ", ")))
 	}
 	tw.Flush()
+	if v.kine != "" {
+		fmt.Fprintln(w, "kine has no quota: its database grows until the disk is full")
+	}
 	if v.forecast != nil {
 		fmt.Fprintln(w, "forecast: "+p.Text(v.forecast.String()))
 	}
@@ -226,6 +252,9 @@ func (v duView) doc() map[string]any {
 		"history": v.History, "sort": v.by, "tookSeconds": v.Took.Seconds(), "tree": v.nodeDoc(v.Root),
 		"largest": keysDoc(v.Root.Largest), "hottest": keysDoc(v.Root.Hottest), "members": membersDoc(v.Members),
 		"guidance": findingsDoc(v.findings),
+	}
+	if v.kine != "" {
+		d["server"] = v.kine
 	}
 	if v.Capped > 0 {
 		d["cappedKeys"] = v.Capped

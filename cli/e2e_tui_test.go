@@ -163,16 +163,7 @@ func TestTUIEndToEnd(t *testing.T) {
 	s.command("key /registry/pods/default/web-0")
 	s.waitText("/registry/pods/default/web-0  rev", "status:", "phase: Pending")
 
-	// Update it from outside: a MODIFIED row arrives in the tail.
-	s.keys("2")
-	s.waitText("tail /registry/")
-	rev2 := etcdviewtest.Put(t, cli, webPod("nginx:1.28", corev1.PodRunning))
-	s.waitText(fmt.Sprint(rev2), "MODIFIED", "default/web-0")
-
-	// Its history, from the tail row: each revision and the diff.
-	s.keys("h")
-	s.waitText("history /registry/pods/default/web-0", fmt.Sprint(rev1), fmt.Sprint(rev2),
-		fmt.Sprintf("diff revision %d → %d", rev1, rev2), "+  - image: nginx:1.28")
+	rev2 := s.updateInTailThenHistory(cli, rev1)
 
 	// Back to the first revision: the older value.
 	s.command(fmt.Sprintf("rev %d", rev1))

@@ -185,11 +185,15 @@ func printHistory(w io.Writer, p cmdutil.Palette, h etcdview.History, d decode.D
 }
 
 // historyCells are an entry's revision, version and size, as the table
-// shows them; a deletion has neither version nor size.
+// shows them; a deletion has neither version nor size. A value's version
+// is 1 or more on etcd; kine keeps none (0 in every value): "-", unknown.
 func historyCells(e etcdview.Entry) (rev, version, size string) {
 	rev = strconv.FormatInt(e.KV.ModRevision, 10)
 	if !e.Deleted {
 		version, size = strconv.FormatInt(e.KV.Version, 10), humanize.IBytes(uint64(len(e.KV.Value)))
+		if e.KV.Version == 0 {
+			version = "-"
+		}
 	}
 	return rev, version, size
 }

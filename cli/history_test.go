@@ -308,3 +308,21 @@ func TestHistoryOnATerminalIsInert(t *testing.T) {
 func withoutColours(s string) string {
 	return regexp.MustCompile(`\x1b\[[0-9;]*m`).ReplaceAllString(s, "")
 }
+
+// TestHistoryVersionUnknownIsADash: a value's version is 1 or more on
+// etcd; a 0 is kine's, which keeps none, and the table says unknown
+// rather than a version no write had.
+func TestHistoryVersionUnknownIsADash(t *testing.T) {
+	for _, tc := range []struct {
+		entry   etcdview.Entry
+		version string
+	}{
+		{etcdview.Entry{KV: etcdview.KV{ModRevision: 7, Version: 3, Value: []byte("v")}}, "3"},
+		{etcdview.Entry{KV: etcdview.KV{ModRevision: 7, Value: []byte("v")}}, "-"},
+		{etcdview.Entry{KV: etcdview.KV{ModRevision: 7}, Deleted: true}, ""},
+	} {
+		if _, version, _ := historyCells(tc.entry); version != tc.version {
+			t.Errorf("%+v: VERSION %q, want %q", tc.entry, version, tc.version)
+		}
+	}
+}

@@ -21,8 +21,10 @@ func newStatusCmd(conn *cmdutil.ConnFlags) *cobra.Command {
 		Long: `status asks every member of the cluster for its status, in parallel, as
 etcdctl endpoint status --cluster does: leader, Raft term, committed and
 applied index, revision, DB size and size in use, version and alarms. A
-member that does not answer is listed with its error. Against --db it
-describes the data file.`,
+member that does not answer is listed with its error. Against kine (k3s'
+etcd API over SQL) it says it is kine and which etcd version kine emulates,
+with the revision and DB size kine reports: kine has no Raft to show.
+Against --db it describes the data file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			pr, err := output.ToPrinter(cmd)
@@ -52,11 +54,14 @@ describes the data file.`,
 func printStatus(w io.Writer, p cmdutil.Palette, cl etcdview.Cluster) error {
 	// Names, endpoints and versions are what the members say of
 	// themselves: shown inert, as everything else read from etcd.
-	fmt.Fprintf(w, "%s, revision %d", p.Text(cl.Description), cl.Revision)
+	fmt.Fprintf(w, "%s, revision %d", p.Text(statusTitle(cl)), cl.Revision)
 	if cl.CompactRevision > 0 {
 		fmt.Fprintf(w, ", compacted at %d", cl.CompactRevision)
 	}
 	fmt.Fprintln(w)
+	if cl.Kine {
+		return printKineStatus(w, p, cl)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tENDPOINT\tID\tVERSION\tDB SIZE\tIN USE\tLEADER\tTERM\tINDEX\tAPPLIED\tREVISION\tERRORS")
 	for _, m := range cl.Members {
@@ -77,6 +82,34 @@ func printStatus(w io.Writer, p cmdutil.Palette, cl etcdview.Cluster) error {
 			leader, m.RaftTerm, m.RaftIndex, m.Applied, m.Revision, p.Removed(strings.Join(m.Alarms, ", ")))
 	}
 	return tw.Flush()
+}
+
+// statusTitle names the source; kine by what it is and what it emulates,
+// since the member table cannot say it.
+func statusTitle(cl etcdview.Cluster) string {
+	if !cl.Kine {
+		return cl.Description
+	}
+	eps := make([]string, len(cl.Members))
+	for i, m := range cl.Members {
+		eps[i] = m.Endpoint
+	}
+	return cl.Server() + " at " + strings.Join(eps, ",")
+}
+
+// printKineStatus is the member table of kine, which stores the cluster in
+// SQL and has no Raft: no term, index, leader election or alarms to show.
+func printKineStatus(w io.Writer, p cmdutil.Palette, cl etcdview.Cluster) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tENDPOINT\tEMULATES\tDB SIZE\tREVISION")
+	for _, m := range cl.Members {
+		fmt.Fprintf(tw, "%s\t%s\tetcd %s\t%s\t%d\n", p.Text(m.Name), p.Text(m.Endpoint), p.Text(m.Version), humanize.IBytes(uint64(m.DBSize)), m.Revision)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "kine keeps the store in SQL and has no Raft: no leader, term or index to show")
+	return err
 }
 
 func inUse(m etcdview.Member) string {
@@ -118,5 +151,9 @@ func statusDoc(cl etcdview.Cluster) map[string]any {
 		}
 		members = append(members, mj)
 	}
-	return map[string]any{"description": cl.Description, "revision": cl.Revision, "compactRevision": cl.CompactRevision, "members": members}
+	doc := map[string]any{"description": cl.Description, "server": cl.Server(), "revision": cl.Revision, "compactRevision": cl.CompactRevision, "members": members}
+	if cl.Kine {
+		doc["emulatedVersion"] = cl.EmulatedVersion
+	}
+	return doc
 }

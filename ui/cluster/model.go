@@ -153,15 +153,21 @@ func (m *Model) View() string {
 		return common.FillHeight([]string{s.Faint.Render("asking the members for their status…")}, m.height)
 	}
 	cl := m.status.Cluster
+	desc := cl.Description
+	if cl.Kine {
+		// kine has no member table worth the name: what it is and what it
+		// emulates is the news.
+		desc = cl.Server()
+	}
 	title := s.Title.Render("cluster") + common.Render(s.Faint, fmt.Sprintf("  %s  revision %d  compacted at %d  %d/%d members up",
-		cl.Description, cl.Revision, cl.CompactRevision, Up(cl), len(cl.Members)))
+		desc, cl.Revision, cl.CompactRevision, Up(cl), len(cl.Members)))
 	if m.status.Err != nil {
 		title += "  " + common.Render(s.FlashErr, m.status.Err.Error())
 	}
 	head := s.Bold.Render("  " + fmt.Sprintf(rowFormat, "NAME", "ROLE", "STATE", "TERM", "INDEX", "APPLIED", "REVISION", "DB SIZE", "ENDPOINT"))
 	lines := make([]common.Line, 0, len(cl.Members))
 	for _, mb := range cl.Members {
-		lines = append(lines, m.row(mb))
+		lines = append(lines, m.row(mb, cl.Kine))
 	}
 	out := common.Fit(title, m.width) + "\n" + common.Fit(head, m.width) + "\n" + common.RenderWindow(lines, m.cursor, m.width, s.Selection(m.focused), true)
 	if len(m.exportRows) > 0 {
@@ -170,10 +176,13 @@ func (m *Model) View() string {
 	return out
 }
 
-func (m *Model) row(mb etcdview.Member) common.Line {
+// row is one member; kine's, which has no Raft, shows no term or index.
+func (m *Model) row(mb etcdview.Member, kine bool) common.Line {
 	s := m.common.Styles
 	role := "follower"
 	switch {
+	case kine:
+		role = "kine"
 	case mb.Leader:
 		role = "leader ★"
 	case mb.Learner:
@@ -189,9 +198,12 @@ func (m *Model) row(mb etcdview.Member) common.Line {
 	if len(mb.Alarms) > 0 {
 		state = common.Text(strings.Join(mb.Alarms, ","))
 	}
-	plain := fmt.Sprintf(rowFormat, name, role, state, fmt.Sprint(mb.RaftTerm), fmt.Sprint(mb.RaftIndex),
-		fmt.Sprint(mb.Applied), fmt.Sprint(mb.Revision), humanize.IBytes(uint64(mb.DBSize)), mb.Endpoint)
-	if mb.Leader {
+	term, index, applied := fmt.Sprint(mb.RaftTerm), fmt.Sprint(mb.RaftIndex), fmt.Sprint(mb.Applied)
+	if kine {
+		term, index, applied = "-", "-", "-"
+	}
+	plain := fmt.Sprintf(rowFormat, name, role, state, term, index, applied, fmt.Sprint(mb.Revision), humanize.IBytes(uint64(mb.DBSize)), mb.Endpoint)
+	if mb.Leader && !kine {
 		return common.StyledLine(s.Leader, plain)
 	}
 	return common.NewLine(plain)

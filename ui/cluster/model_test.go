@@ -1,12 +1,14 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 	"github.com/muesli/termenv"
@@ -89,5 +91,34 @@ func TestExportLineIsWholeAtEveryWidth(t *testing.T) {
 		if !strings.Contains(view[2], "etcd-0") {
 			t.Errorf("width %d: the members' rows moved:\n%s", tc.width, strings.Join(view, "\n"))
 		}
+	}
+}
+
+// kineSource answers Status as etcdview's Live does for kine: one member,
+// no Raft figures, the etcd version kine emulates.
+type kineSource struct{ *uitest.Source }
+
+func (kineSource) Status(context.Context) (etcdview.Cluster, error) {
+	ep := "unix:///var/lib/rancher/k3s/server/kine.sock"
+	return etcdview.Cluster{Description: "etcd at " + ep, Revision: 4242, Kine: true, EmulatedVersion: "3.6.11",
+		Members: []etcdview.Member{{Name: "kine", Endpoint: ep, Leader: true, Version: "3.6.11", DBSize: 3 << 20, Revision: 4242}}}, nil
+}
+
+func TestKineShowsWhatItEmulatesAndNoRaft(t *testing.T) {
+	c := uitest.Common(uitest.Fixture())
+	c.Src = kineSource{}
+	m := New(c, 0, nil)
+	m.SetSize(160, 10)
+	m.Update(m.refresh())
+	view := strings.Split(m.View(), "\n")
+	if !strings.Contains(view[0], "kine (emulating etcd 3.6.11)  revision 4242") {
+		t.Errorf("title %q, want kine and the etcd version it emulates", view[0])
+	}
+	row := strings.Fields(strings.TrimPrefix(view[2], ">")) // the cursor
+	if len(row) < 6 || row[0] != "kine" || row[1] != "kine" || row[3] != "-" || row[4] != "-" || row[5] != "-" {
+		t.Errorf("kine's row %q, want role kine and no term, index or applied", view[2])
+	}
+	if strings.Contains(m.View(), "leader ★") {
+		t.Errorf("kine shown as a Raft leader:\n%s", m.View())
 	}
 }
