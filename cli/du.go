@@ -139,7 +139,7 @@ func kineServer(ctx context.Context, src etcdview.Source) string {
 		return ""
 	}
 	if cl, err := src.Status(ctx); err == nil && cl.Kine {
-		return statusTitle(cl)
+		return cl.Description
 	}
 	return ""
 }

@@ -105,9 +105,13 @@ func (ex *explorer) open(ctx context.Context, t *cmdutil.Target) (opts ui.Option
 		opts.WritePath.Note = "the write path shows in bundled mode, where etcdscope runs the API server"
 		switch {
 		case t.Kind == cmdutil.FileSource:
-			// kine's file says how fresh it is (etcdview.KineFile).
+			// kine's file says how fresh it is (etcdview.KineFile), after
+			// what found it on the node.
 			if d, ok := src.(interface{ Description() string }); ok {
 				opts.Description = d.Description()
+				if t.Found != nil {
+					opts.Description = t.Description + ": " + opts.Description
+				}
 			}
 			opts.MembersOff = "an offline data file has no members to stop or restart"
 		case t.Bundled != nil:

@@ -31,9 +31,10 @@ func newRoot() *cobra.Command {
 each value decoded into metadata, spec and status, live watch events, and the
 revision history of an object.
 
-With --endpoints (or ETCDCTL_ENDPOINTS) it reads a live etcd and never
-writes to it; with --db it reads an offline etcd data file; with --cluster
-NAME a cluster named in ${XDG_CONFIG_HOME:-~/.config}/etcdscope/config.yaml.
+With --endpoints (or ETCDCTL_ENDPOINTS) it reads a live etcd or kine and
+never writes to it; with --db it reads an offline data file (etcd's, or
+kine's SQLite state.db); with --cluster NAME a cluster named in
+${XDG_CONFIG_HOME:-~/.config}/etcdscope/config.yaml.
 With no connection flags it reads, in this order: the bundled cluster that
 runs (etcdscope serve); the etcd this node's kube-apiserver uses, as its
 static pod manifest says (kubeadm, RKE2), etcd's own manifest, or k3s'

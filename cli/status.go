@@ -54,7 +54,7 @@ Against --db it describes the data file.`,
 func printStatus(w io.Writer, p cmdutil.Palette, cl etcdview.Cluster) error {
 	// Names, endpoints and versions are what the members say of
 	// themselves: shown inert, as everything else read from etcd.
-	fmt.Fprintf(w, "%s, revision %d", p.Text(statusTitle(cl)), cl.Revision)
+	fmt.Fprintf(w, "%s, revision %d", p.Text(cl.Description), cl.Revision)
 	if cl.CompactRevision > 0 {
 		fmt.Fprintf(w, ", compacted at %d", cl.CompactRevision)
 	}
@@ -82,19 +82,6 @@ func printStatus(w io.Writer, p cmdutil.Palette, cl etcdview.Cluster) error {
 			leader, m.RaftTerm, m.RaftIndex, m.Applied, m.Revision, p.Removed(strings.Join(m.Alarms, ", ")))
 	}
 	return tw.Flush()
-}
-
-// statusTitle names the source; kine by what it is and what it emulates,
-// since the member table cannot say it.
-func statusTitle(cl etcdview.Cluster) string {
-	if !cl.Kine {
-		return cl.Description
-	}
-	eps := make([]string, len(cl.Members))
-	for i, m := range cl.Members {
-		eps[i] = m.Endpoint
-	}
-	return cl.Server() + " at " + strings.Join(eps, ",")
 }
 
 // printKineStatus is the member table of kine, which stores the cluster in

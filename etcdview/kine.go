@@ -69,6 +69,8 @@ func (l *Live) kineStatus(ctx context.Context, cl Cluster) (Cluster, error) {
 			cl.EmulatedVersion = cl.Members[i].Version
 		}
 	}
+	// Named as what it is, for status and the explorer's header alike.
+	cl.Description = cl.Server() + " at " + strings.Join(l.c.Endpoints(), ",")
 	cl.CompactRevision, err = l.kineCompaction(ctx)
 	return cl, err
 }

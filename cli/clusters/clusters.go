@@ -43,8 +43,9 @@ type Config struct {
 }
 
 // Reserved are the names :ctx gives the clusters that are not in the
-// file: the node's own etcd that discovery found, and the bundled cluster.
-var Reserved = []string{"node", "bundled"}
+// file: the node's own etcd that discovery found, the bundled cluster, and
+// what the command line named.
+var Reserved = []string{"node", "bundled", "flags"}
 
 // maxFile bounds the file: a few clusters' paths.
 const maxFile = 1 << 20
@@ -136,7 +137,7 @@ func (c *Config) check() error {
 		case slices.Contains(seen, cl.Name):
 			return fmt.Errorf("%s is named twice", what)
 		case slices.Contains(Reserved, cl.Name):
-			return fmt.Errorf("%s: the name is taken (%s name the clusters not in the file)", what, strings.Join(Reserved, " and "))
+			return fmt.Errorf("%s: the name is taken (%s name the clusters not in the file)", what, strings.Join(Reserved, ", "))
 		case cl.Password != nil:
 			return fmt.Errorf("%s: password: the file holds paths, never secrets; remove it, and etcdscope asks for the password (or give --password, or ETCDCTL_PASSWORD)", what)
 		case strings.Contains(cl.User, ":"):

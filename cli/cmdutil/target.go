@@ -119,6 +119,13 @@ func (f *ConnFlags) NodeTarget(notFound *Target) (*Target, error) {
 	}
 	t.Description, t.EncryptionConfig, t.Found = found.String(), found.EncryptionConfig, &found
 	t.said = &origin{what: found.What, from: found.From}
+	if found.Prefix != discover.DefaultPrefix {
+		// The screens and resource names read kube-apiserver's default
+		// prefix; the keys are there under the node's, for ls and get.
+		note := fmt.Sprintf(" (its kube-apiserver stores under --etcd-prefix=%s, which etcdscope's screens do not follow: give %[1]s/ as the path)", found.Prefix)
+		t.Description += note
+		t.said.what += note
+	}
 	return t, nil
 }
 

@@ -1,8 +1,11 @@
 package cmdutil
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -72,5 +75,35 @@ func TestNoFlagReadsTheBundledClusterThenTheNodeThenNothing(t *testing.T) {
 	cp.Close()
 	if tg := target(t.TempDir()); tg.Kind != BundledSource || !errors.Is(tg.NoSource, ErrNoSource) {
 		t.Errorf("nothing runs nor is on the node: %+v, want none, ErrNoSource", tg)
+	}
+}
+
+// TestANodesOwnPrefixIsSaid: a kube-apiserver that stores under another
+// --etcd-prefix is read (the keys are there), and the line that says what
+// was found says that the screens read /registry.
+func TestANodesOwnPrefixIsSaid(t *testing.T) {
+	t.Setenv(controlplane.StateDirEnv, t.TempDir())
+	tls, err := embedded.EnsureTLS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := clitest.KubeadmNode(t, "https://127.0.0.1:2379", tls, "")
+	manifest := filepath.Join(node, "etc/kubernetes/manifests/kube-apiserver.yaml")
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte("    - --etcd-servers="), []byte("    - --etcd-prefix=/k8s\n    - --etcd-servers="), 1)
+	if err := os.WriteFile(manifest, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	conn := parseConn(t, []string{"--host-root", node}, nil)
+	tg, err := conn.Target(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "etcd of this kubeadm node, from /etc/kubernetes/manifests/kube-apiserver.yaml (its kube-apiserver stores under --etcd-prefix=/k8s, which etcdscope's screens do not follow: give /k8s/ as the path)"
+	if tg.Description != want || tg.said == nil || !strings.HasSuffix(tg.said.what, "give /k8s/ as the path)") {
+		t.Errorf("what was found:\n%s\nsaid %q\nwant %s", tg.Description, tg.said.what, want)
 	}
 }
