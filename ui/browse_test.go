@@ -153,3 +153,17 @@ func TestTheWheelMovesThePaneUnderThePointer(t *testing.T) {
 	}
 	mustShow(t, m, "the wheel over the tree", "> web-1")
 }
+
+// TestHeaderNamesKineAndNoLeader: behind an endpoint named "etcd at ...",
+// a status that says kine makes the header name kine and what it
+// emulates, and no Raft leader, which kine has not.
+func TestHeaderNamesKineAndNoLeader(t *testing.T) {
+	m := New(context.Background(), Options{Source: uitest.Fixture(), Tick: new(uitest.Clock).Tick, Description: "etcd at unix:///run/k3s/kine.sock"})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(cluster.StatusMsg{Cluster: etcdview.Cluster{Kine: true, EmulatedVersion: "3.6.11", Revision: 7,
+		Members: []etcdview.Member{{Name: "kine", Leader: true, Endpoint: "unix:///run/k3s/kine.sock", Version: "3.6.11"}}}})
+	mustShow(t, m, "kine's status", "kine (emulating etcd 3.6.11) at unix:///run/k3s/kine.sock", "kine, no Raft · 1/1 members up")
+	if got := m.View(); strings.Contains(got, "etcd at") || strings.Contains(got, "leader kine") {
+		t.Errorf("the header on kine still names etcd or a leader:\n%s", got)
+	}
+}

@@ -59,6 +59,10 @@ func (m *Model) headerTop() string {
 	if desc == "" && ok {
 		desc = st.Cluster.Description
 	}
+	if ok && st.Cluster.Kine {
+		// What answers at the endpoints is kine, not the etcd named.
+		desc = strings.Replace(desc, "etcd at ", st.Cluster.Server()+" at ", 1)
+	}
 	where := "head"
 	if ok {
 		where = fmt.Sprintf("head rev %d", max(st.Cluster.Revision, m.tail.Head()))
@@ -85,6 +89,10 @@ func (m *Model) headerStatus() string {
 		up := fmt.Sprintf("%d/%d members up", cluster.Up(cl), len(cl.Members))
 		if cluster.Up(cl) < len(cl.Members) {
 			up = s.Down.Render(up)
+		}
+		if cl.Kine {
+			// kine has no Raft: no leader to name.
+			leader = common.Render(s.Leader, "kine, no Raft")
 		}
 		health = leader + " · " + up
 	}
