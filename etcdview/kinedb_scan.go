@@ -15,7 +15,8 @@ import (
 // deletion row carries (old_value) is not counted again: it is the
 // previous revision's value, counted with that revision (or gone with it,
 // when compaction deleted its row, and then not in the file's history).
-// The key index is not needed, nor built.
+// A current record's Version is counted from the rows (see kineWalk). The
+// key index is not needed, nor built.
 func (f *KineFile) Scan(ctx context.Context, prefix string, opts ScanOptions, fn func([]ScanRecord) error) (ScanResult, error) {
 	rev, err := f.checkRev(opts.Rev)
 	if err != nil {
@@ -46,7 +47,7 @@ func (f *KineFile) walkBack(ctx context.Context, rev int64, key, end string, fn 
 		return kineError(f.path, err)
 	}
 	defer rows.Close()
-	w := newBackWalk(ctx, rev, oldest.Int64, fn, report)
+	w := newKineWalk(newBackWalk(ctx, rev, oldest.Int64, fn, report))
 	for rows.Next() {
 		var r kineRow
 		var size any
