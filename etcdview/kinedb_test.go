@@ -211,6 +211,11 @@ func TestKineFileReadsWhatKineServed(t *testing.T) {
 	t.Run("history", func(t *testing.T) { testKineHistory(t, f, fx) })
 	t.Run("replay", func(t *testing.T) { testKineReplay(t, f, fx) })
 	t.Run("scan", func(t *testing.T) { testKineScan(t, f, fx) })
+	t.Run("scan in spans", func(t *testing.T) {
+		defer func(n int64) { kineSpan = n }(kineSpan)
+		kineSpan = 7
+		testKineScan(t, f, fx)
+	})
 }
 
 // testKineHistory: kine's compaction leaves of each key its revision as of
