@@ -80,11 +80,13 @@ const kineReaders = 2
 // spanRows are the records of one span of ids, newest first, with their
 // names, or why they could not be read.
 type spanRows struct {
-	rows []struct {
-		rec  ScanRecord
-		name []byte
-	}
-	err error
+	rows []spanRow
+	err  error
+}
+
+type spanRow struct {
+	rec  ScanRecord
+	name []byte
 }
 
 // readSpans reads the spans of ids from rev down to oldest, span ids each,
@@ -130,6 +132,8 @@ func (f *KineFile) readSpan(ctx context.Context, hi, lo int64, key, end string) 
 		return spanRows{err: kineError(f.path, err)}
 	}
 	defer rows.Close()
+	// A span's ids are rows but for gaps: the slice is not grown again.
+	got.rows = make([]spanRow, 0, min(hi-lo, kineSpan))
 	for rows.Next() {
 		var r kineRow
 		var size any
@@ -143,10 +147,7 @@ func (f *KineFile) readSpan(ctx context.Context, hi, lo int64, key, end string) 
 		if !inRange(rec.Key, key, end) || kineInternal(name) {
 			continue
 		}
-		got.rows = append(got.rows, struct {
-			rec  ScanRecord
-			name []byte
-		}{rec, name})
+		got.rows = append(got.rows, spanRow{rec, name})
 	}
 	if err := rows.Err(); err != nil {
 		return spanRows{err: kineError(f.path, err)}
