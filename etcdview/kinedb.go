@@ -114,7 +114,7 @@ func (f *KineFile) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	f.rev, f.compacted = rev.Int64, compacted.Int64
+	f.rev, f.compacted, f.kine = rev.Int64, compacted.Int64, true
 	return f.db.QueryRowContext(ctx, `SELECT page_count, freelist_count FROM pragma_page_count(), pragma_freelist_count()`).Scan(&f.pages, &f.freePages)
 }
 
@@ -161,6 +161,7 @@ func (f *KineFile) Description() string {
 // Status describes the file as the one member whose data it is.
 func (f *KineFile) Status(ctx context.Context) (Cluster, error) {
 	return Cluster{
+		Kine:            true,
 		Description:     f.Description(),
 		Revision:        f.rev,
 		CompactRevision: f.compacted,

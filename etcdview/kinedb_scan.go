@@ -15,7 +15,8 @@ import (
 // deletion row carries (old_value) is not counted again: it is the
 // previous revision's value, counted with that revision (or gone with it,
 // when compaction deleted its row, and then not in the file's history).
-// The key index is not needed, nor built.
+// A current record's Version is counted from the rows (see kineWalk). The
+// key index is not needed, nor built.
 func (f *KineFile) Scan(ctx context.Context, prefix string, opts ScanOptions, fn func([]ScanRecord) error) (ScanResult, error) {
 	rev, err := f.checkRev(opts.Rev)
 	if err != nil {
@@ -35,39 +36,123 @@ func (f *KineFile) Scan(ctx context.Context, prefix string, opts ScanOptions, fn
 
 // walkBack hands fn the records of [key, end) at or before rev, newest
 // first, a batch at a time. SQLite gives each value's length from the
-// row's header, without reading the value.
+// row's header, without reading the value. The table is read in spans of
+// ids, kineReaders at once on connections of their own, and handed on in
+// order: SQLite's page reads and decoding are most of a scan's time, and
+// a span of ids is a seek on the table's rowid.
 func (f *KineFile) walkBack(ctx context.Context, rev int64, key, end string, fn func([]ScanRecord) error, report func(ScanProgress)) error {
 	var oldest sql.NullInt64
 	if err := f.db.QueryRowContext(ctx, `SELECT MIN(id) FROM kine`).Scan(&oldest); err != nil {
 		return kineError(f.path, err)
 	}
-	rows, err := f.db.QueryContext(ctx, `SELECT id, name, created, deleted, create_revision, lease, octet_length(value) FROM kine WHERE id <= ? ORDER BY id DESC`, rev)
+	span := kineSpan
+	if f.walRead {
+		// Each connection reads the log as of its own first read, and a
+		// running kine writes on: one query is one snapshot.
+		span = rev - oldest.Int64 + 1
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	spans := f.readSpans(ctx, rev, oldest.Int64, span, key, end)
+	w := newKineWalk(newBackWalk(ctx, rev, oldest.Int64, fn, report))
+	for sp := range spans {
+		got := <-sp
+		if got.err != nil {
+			return got.err
+		}
+		for _, r := range got.rows {
+			if err := w.add(r.rec, r.name); err != nil {
+				return err
+			}
+		}
+	}
+	return w.end()
+}
+
+// kineSpan is how many ids one read of walkBack spans (a variable for
+// tests), and kineReaders how many spans are read at once (and at most as
+// many more wait to be handed on): a few MB of records, where the whole
+// table may be GBs.
+var kineSpan int64 = 8192
+
+const kineReaders = 2
+
+// spanRows are the records of one span of ids, newest first, with their
+// names, or why they could not be read.
+type spanRows struct {
+	rows []spanRow
+	err  error
+}
+
+type spanRow struct {
+	rec  ScanRecord
+	name []byte
+}
+
+// readSpans reads the spans of ids from rev down to oldest, span ids each,
+// and sends, in order, a channel per span that gets its rows once read.
+func (f *KineFile) readSpans(ctx context.Context, rev, oldest, span int64, key, end string) <-chan chan spanRows {
+	out := make(chan chan spanRows, kineReaders)
+	type job struct {
+		hi   int64
+		slot chan spanRows
+	}
+	todo := make(chan job)
+	go func() {
+		defer close(out)
+		defer close(todo)
+		for hi := rev; hi >= oldest; hi -= span {
+			j := job{hi, make(chan spanRows, 1)}
+			select {
+			case out <- j.slot:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case todo <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range kineReaders {
+		go func() {
+			for j := range todo {
+				j.slot <- f.readSpan(ctx, j.hi, j.hi-span, key, end)
+			}
+		}()
+	}
+	return out
+}
+
+// readSpan reads the records of [key, end) whose ids are in (lo, hi].
+func (f *KineFile) readSpan(ctx context.Context, hi, lo int64, key, end string) (got spanRows) {
+	rows, err := f.db.QueryContext(ctx, `SELECT id, name, created, deleted, create_revision, lease, octet_length(value) FROM kine WHERE id <= ? AND id > ? ORDER BY id DESC`, hi, lo)
 	if err != nil {
-		return kineError(f.path, err)
+		return spanRows{err: kineError(f.path, err)}
 	}
 	defer rows.Close()
-	w := newBackWalk(ctx, rev, oldest.Int64, fn, report)
+	// A span's ids are rows but for gaps: the slice is not grown again.
+	got.rows = make([]spanRow, 0, min(hi-lo, kineSpan))
 	for rows.Next() {
 		var r kineRow
 		var size any
 		if err := rows.Scan(&r.id, &r.name, &r.created, &r.deleted, &r.createRev, &r.lease, &size); err != nil {
-			return kineError(f.path, err)
+			return spanRows{err: kineError(f.path, err)}
 		}
 		rec, name, err := r.record(&size)
 		if err != nil {
-			return err
+			return spanRows{err: err}
 		}
 		if !inRange(rec.Key, key, end) || kineInternal(name) {
 			continue
 		}
-		if err := w.add(rec, name); err != nil {
-			return err
-		}
+		got.rows = append(got.rows, spanRow{rec, name})
 	}
 	if err := rows.Err(); err != nil {
-		return kineError(f.path, err)
+		return spanRows{err: kineError(f.path, err)}
 	}
-	return w.end()
+	return got
 }
 
 // record is the row, whose value is size bytes long, as a retained

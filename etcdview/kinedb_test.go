@@ -25,6 +25,9 @@ type kineFixture struct {
 	// writes are the revisions of each configmap written after the
 	// compaction, in order, and after every write of it, its value.
 	writes map[string][]KV
+	// versions are the writes each configmap at the head took since it
+	// was last created, as etcd would count its version.
+	versions map[string]int64
 	// events are the writes below /registry/configmaps/ after the
 	// compaction, in revision order, a deletion with no value.
 	events []Event
@@ -46,21 +49,26 @@ func writeKineFixture(t *testing.T) kineFixture {
 		return fmt.Sprintf(`{"key":%q,"n":%d,"pad":%q}`, key, n, strings.Repeat("x", (n*37)%900))
 	}
 	cm := func(i int) string { return fmt.Sprintf("%sns-%d/cm-%02d", kineCMs, i%3, i) }
+	versions := map[string]int64{}
 	for i := range 30 {
 		put(t, cli, cm(i), value(cm(i), 0))
+		versions[cm(i)]++
 		if i%3 == 0 {
 			put(t, cli, cm(i), value(cm(i), 1))
+			versions[cm(i)]++
 		}
 		if i%5 == 0 {
 			if err := etcdtest.Delete(ctx, cli, cm(i)); err != nil {
 				t.Fatal(err)
 			}
+			delete(versions, cm(i))
 		}
 		if i%10 == 0 {
 			put(t, cli, cm(i), value(cm(i), 2))
+			versions[cm(i)]++
 		}
 	}
-	fx := kineFixture{path: k.DB, writes: map[string][]KV{}}
+	fx := kineFixture{path: k.DB, writes: map[string][]KV{}, versions: versions}
 	fx.compacted, fx.atCompacted = kineState(t, cli, 0)
 	var wg sync.WaitGroup
 	for l := range 4 {
@@ -85,9 +93,11 @@ func writeKineFixture(t *testing.T) kineFixture {
 			// Nothing else writes now: kine's revision is the deletion's.
 			got, _ := cli.Get(ctx, "x")
 			fx.writes[cm(i)] = append(fx.writes[cm(i)], KV{Key: cm(i), ModRevision: got.Header.Revision})
+			delete(fx.versions, cm(i))
 			continue
 		}
 		rev := put(t, cli, cm(i), value(cm(i), 3+len(fx.writes[cm(i)])))
+		fx.versions[cm(i)]++
 		fx.writes[cm(i)] = append(fx.writes[cm(i)], KV{Key: cm(i), Value: []byte(value(cm(i), 3+len(fx.writes[cm(i)]))), ModRevision: rev})
 	}
 	fx.head, fx.atHead = kineState(t, cli, 0)
@@ -191,12 +201,21 @@ func TestKineFileReadsWhatKineServed(t *testing.T) {
 			t.Errorf("List at %d: %v", name, err)
 		}
 	}
-	if _, err := f.Get(ctx, kineCMs+"ns-0/cm-03", fx.compacted-1); !errors.Is(err, ErrCompacted) {
-		t.Errorf("Get below the compaction: %v, want it said compacted", err)
+	if _, err := f.Get(ctx, kineCMs+"ns-0/cm-03", fx.compacted-1); !errors.Is(err, ErrCompacted) ||
+		!strings.Contains(err.Error(), fmt.Sprintf("the oldest revision kine still holds is %d", fx.compacted)) {
+		t.Errorf("Get below the compaction: %v, want it said compacted by kine", err)
+	}
+	if !st.Kine {
+		t.Errorf("Status: %+v, want it said kine's", st)
 	}
 	t.Run("history", func(t *testing.T) { testKineHistory(t, f, fx) })
 	t.Run("replay", func(t *testing.T) { testKineReplay(t, f, fx) })
 	t.Run("scan", func(t *testing.T) { testKineScan(t, f, fx) })
+	t.Run("scan in spans", func(t *testing.T) {
+		defer func(n int64) { kineSpan = n }(kineSpan)
+		kineSpan = 7
+		testKineScan(t, f, fx)
+	})
 }
 
 // testKineHistory: kine's compaction leaves of each key its revision as of
@@ -290,11 +309,13 @@ func testKineReplay(t *testing.T, f *KineFile, fx kineFixture) {
 func testKineScan(t *testing.T, f *KineFile, fx kineFixture) {
 	var current, retained int
 	var bytes int64
+	versions := map[string]int64{}
 	res, err := f.Scan(testCtx(t), kineCMs, ScanOptions{}, func(recs []ScanRecord) error {
 		for _, r := range recs {
 			if r.Current {
 				current++
 				bytes += r.Size
+				versions[r.Key] = r.Version
 			}
 			if r.Retained {
 				retained++
@@ -312,6 +333,7 @@ func testKineScan(t *testing.T, f *KineFile, fx kineFixture) {
 	if current != len(fx.atHead) || bytes != want {
 		t.Errorf("Scan: %d current keys of %d bytes, kine served %d of %d", current, bytes, len(fx.atHead), want)
 	}
+	checkKineVersions(t, f, fx, versions)
 	var held int
 	p, err := f.List(testCtx(t), kineCMs, 0, PageToken{Limit: 1000})
 	if err != nil {
@@ -343,4 +365,33 @@ func brief(kv KV) KV {
 		kv.Value = kv.Value[:20]
 	}
 	return kv
+}
+
+// checkKineVersions checks the versions a scan gave the configmaps at the
+// head: the writes since each was created, where the file still holds its
+// creation's row, and VersionUnknown where compaction deleted it (kine
+// keeps no version to read instead).
+func checkKineVersions(t *testing.T, f *KineFile, fx kineFixture, got map[string]int64) {
+	t.Helper()
+	var known, unknown int
+	for key, kv := range fx.atHead {
+		h, err := f.History(testCtx(t), key, HistoryOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(VersionUnknown)
+		if slices.ContainsFunc(h.Entries, func(e Entry) bool { return e.KV.ModRevision == kv.CreateRevision }) {
+			want = fx.versions[key]
+			known++
+		} else {
+			unknown++
+		}
+		if got[key] != want {
+			t.Errorf("Scan: %s at version %d, want %d (%d writes since its creation at %d, compacted at %d)",
+				key, got[key], want, fx.versions[key], kv.CreateRevision, fx.compacted)
+		}
+	}
+	if known == 0 || unknown == 0 {
+		t.Errorf("the fixture has %d keys of known versions and %d of unknown: want both", known, unknown)
+	}
 }

@@ -341,10 +341,15 @@ var ErrCompacted = errors.New("required revision has been compacted")
 type CompactedError struct {
 	Rev       int64 // the revision asked for
 	Compacted int64 // the compaction revision: the oldest still readable
+	Kine      bool  // kine holds the revisions, not etcd
 }
 
 func (e *CompactedError) Error() string {
-	return fmt.Sprintf("revision %d has been compacted: the oldest revision etcd still holds is %d", e.Rev, e.Compacted)
+	holder := "etcd"
+	if e.Kine {
+		holder = "kine"
+	}
+	return fmt.Sprintf("revision %d has been compacted: the oldest revision %s still holds is %d", e.Rev, holder, e.Compacted)
 }
 
 // Is makes errors.Is(err, ErrCompacted) true.

@@ -103,7 +103,7 @@ type Member struct {
 	// InUse is the DB size less its free pages; 0 when the member does
 	// not report it (before etcd 3.4).
 	InUse  int64
-	Quota  int64
+	Quota  int64 // 0: none (kine)
 	Alarms []string
 	Err    error // why the member could not be asked
 }
@@ -161,6 +161,10 @@ func members(cl etcdview.Cluster, layout *etcdview.Layout, quota int64) []Member
 	for _, m := range cl.Members {
 		sm := Member{Name: m.Name, Endpoint: m.Endpoint, Leader: m.Leader, DBSize: m.DBSize, InUse: m.DBInUse,
 			Quota: quota, Alarms: m.Alarms, Err: m.Err}
+		if cl.Kine {
+			// kine's store has no quota: it grows until its disk is full.
+			sm.Quota = 0
+		}
 		if layout != nil {
 			sm.DBSize, sm.InUse = layout.Size, layout.InUse
 		}

@@ -38,6 +38,10 @@ type Stats struct {
 	// Writes is the churn: the writes the current keys took since each
 	// was last created, the sum of their versions (no history read).
 	Writes int64
+	// WritesUnknown are the current keys whose writes are not known (a
+	// kine file whose compaction deleted their creation, kine keeping no
+	// version): Writes is then the others' alone, a lower bound.
+	WritesUnknown int64
 	// Revisions are the revisions etcd still holds that put a value, the
 	// current ones included, and RevisionBytes their bytes; Tombstones
 	// and TombstoneBytes the deletions it holds. Zero unless the report
@@ -50,7 +54,7 @@ type Stats struct {
 
 // Plus is the sum of s and o.
 func (s Stats) Plus(o Stats) Stats {
-	return Stats{Keys: s.Keys + o.Keys, Bytes: s.Bytes + o.Bytes, Writes: s.Writes + o.Writes, Revisions: s.Revisions + o.Revisions,
+	return Stats{Keys: s.Keys + o.Keys, Bytes: s.Bytes + o.Bytes, Writes: s.Writes + o.Writes, WritesUnknown: s.WritesUnknown + o.WritesUnknown, Revisions: s.Revisions + o.Revisions,
 		RevisionBytes: s.RevisionBytes + o.RevisionBytes, Tombstones: s.Tombstones + o.Tombstones, TombstoneBytes: s.TombstoneBytes + o.TombstoneBytes}
 }
 
@@ -97,7 +101,7 @@ func (n *Node) IsKey() bool { return n.Role == RoleObject || n.Role == RoleKey }
 type KeyStat struct {
 	Key            string
 	Size           int64 // key and value bytes
-	Version        int64 // writes since the key was created
+	Version        int64 // writes since the key was created; etcdview.VersionUnknown when not known
 	CreateRevision int64
 	ModRevision    int64
 }
@@ -174,9 +178,13 @@ func (n *Node) count(rec etcdview.ScanRecord, ks KeyStat) {
 	if rec.Current {
 		n.Keys++
 		n.Bytes += rec.Size
-		n.Writes += rec.Version
 		n.largest.offer(ks)
-		n.hottest.offer(ks)
+		if rec.Version == etcdview.VersionUnknown {
+			n.WritesUnknown++
+		} else {
+			n.Writes += rec.Version
+			n.hottest.offer(ks)
+		}
 	}
 	if rec.Retained {
 		if rec.Tombstone {
