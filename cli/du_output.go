@@ -26,9 +26,6 @@ type duView struct {
 	kine string
 }
 
-// unknownOnKine is what du shows for a figure kine does not keep.
-const unknownOnKine = "-"
-
 // minRateOver is the shortest measurement whose rates du shows: the rate
 // columns of a read over a few hundred milliseconds would be noise.
 const minRateOver = time.Second
@@ -101,11 +98,7 @@ func (v duView) rows(w io.Writer, p cmdutil.Palette, n *space.Node) {
 }
 
 func (v duView) row(w io.Writer, name string, s space.Stats, parent, total float64, r space.Rate) {
-	writes := fmt.Sprint(s.Writes)
-	if v.kine != "" {
-		writes = unknownOnKine
-	}
-	row := []string{name, fmt.Sprint(s.Keys), ibytes(s.Bytes), percent(parent), percent(total), writes}
+	row := []string{name, fmt.Sprint(s.Keys), ibytes(s.Bytes), percent(parent), percent(total), s.WritesText()}
 	if v.History {
 		row = append(row, fmt.Sprint(s.Revisions), ibytes(s.HeldBytes()), fmt.Sprint(s.Tombstones))
 	}
@@ -153,11 +146,7 @@ func (v duView) topLists(w io.Writer, p cmdutil.Palette) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "LARGEST\tSIZE\tVERSION\tMODIFIED")
 		for _, k := range v.Root.Largest {
-			version := fmt.Sprint(k.Version)
-			if v.kine != "" {
-				version = unknownOnKine
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", p.Text(k.Key), ibytes(k.Size), version, k.ModRevision)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", p.Text(k.Key), ibytes(k.Size), space.VersionText(k.Version), k.ModRevision)
 		}
 		tw.Flush()
 	}
@@ -197,18 +186,16 @@ func (v duView) members(w io.Writer, p cmdutil.Palette) {
 		if m.InUse > 0 {
 			inUse, free = ibytes(m.InUse), fmt.Sprintf("%s (%s)", ibytes(m.Reclaimable()), percent(float64(m.Reclaimable())/float64(m.DBSize)))
 		}
-		name, quota, share := p.Text(m.Name), ibytes(m.Quota), percent(float64(m.DBSize)/float64(m.Quota))
-		switch {
-		case v.kine != "":
-			quota, share = unknownOnKine, unknownOnKine
-		case m.Leader:
+		name := p.Text(m.Name)
+		quota, share := space.QuotaText(m)
+		if m.Leader && v.kine == "" {
 			name += " (leader)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, p.Text(m.Endpoint), ibytes(m.DBSize), inUse, free, quota, share,
 			p.Removed(strings.Join(m.Alarms, ", ")))
 	}
 	tw.Flush()
-	if v.kine != "" {
+	if v.kine != "" || len(v.Members) > 0 && v.Members[0].Quota == 0 {
 		fmt.Fprintln(w, "kine has no quota: its database grows until the disk is full")
 	}
 	if v.forecast != nil {
@@ -285,6 +272,10 @@ func (v duView) nodeDoc(n *space.Node) map[string]any {
 	parent, total := space.Share(n, v.by, v.rates, v.History)
 	d := map[string]any{"name": n.Name, "path": n.Path, "role": n.Role, "keys": n.Keys, "bytes": n.Bytes, "writes": n.Writes,
 		"shareOfParent": parent, "shareOfTotal": total}
+	if n.WritesUnknown > 0 {
+		// writes is then the other keys' alone.
+		d["writesUnknown"] = n.WritesUnknown
+	}
 	if n.Group != "" {
 		d["group"] = n.Group
 	}
@@ -319,7 +310,11 @@ func layoutDoc(l *etcdview.Layout) map[string]any {
 func keysDoc(ks []space.KeyStat) []map[string]any {
 	out := []map[string]any{}
 	for _, k := range ks {
-		out = append(out, map[string]any{"key": k.Key, "bytes": k.Size, "version": k.Version,
+		var version any = k.Version
+		if k.Version <= 0 {
+			version = nil // not kept (kine), or not known
+		}
+		out = append(out, map[string]any{"key": k.Key, "bytes": k.Size, "version": version,
 			"createRevision": k.CreateRevision, "modRevision": k.ModRevision})
 	}
 	return out

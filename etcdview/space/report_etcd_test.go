@@ -166,6 +166,9 @@ func (fr fixtureRun) wantStats(path string, history bool) (s Stats, exists bool)
 			s.Keys++
 			s.Bytes += fr.sizes[f.current]
 			s.Writes += f.version
+			if f.version == 0 { // kine counts none: not known
+				s.WritesUnknown++
+			}
 			exists = true
 		}
 		if !history {

@@ -12,8 +12,10 @@
 package space
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
 )
@@ -50,6 +52,36 @@ type Stats struct {
 	RevisionBytes  int64
 	Tombstones     int64
 	TombstoneBytes int64
+}
+
+// WritesText is Writes as du shows it: "-" when no key's writes are
+// known, "≥N" when some are not (N is then a lower bound).
+func (s Stats) WritesText() string {
+	switch {
+	case s.Keys > 0 && s.WritesUnknown == s.Keys:
+		return "-"
+	case s.WritesUnknown > 0:
+		return fmt.Sprintf("≥%d", s.Writes)
+	}
+	return fmt.Sprint(s.Writes)
+}
+
+// VersionText is a key's version as du shows it: "-" where the source
+// keeps none (kine) or cannot know it.
+func VersionText(version int64) string {
+	if version <= 0 {
+		return "-"
+	}
+	return fmt.Sprint(version)
+}
+
+// QuotaText is a member's quota and the share of it its DB uses, "-" for
+// a store that has none (kine).
+func QuotaText(m Member) (quota, share string) {
+	if m.Quota <= 0 {
+		return "-", "-"
+	}
+	return humanize.IBytes(uint64(m.Quota)), fmt.Sprintf("%.1f%%", 100*float64(m.DBSize)/float64(m.Quota))
 }
 
 // Plus is the sum of s and o.
@@ -179,7 +211,9 @@ func (n *Node) count(rec etcdview.ScanRecord, ks KeyStat) {
 		n.Keys++
 		n.Bytes += rec.Size
 		n.largest.offer(ks)
-		if rec.Version == etcdview.VersionUnknown {
+		// A current key's version is 1 or more on etcd; 0 is kine's,
+		// which keeps none.
+		if rec.Version == etcdview.VersionUnknown || rec.Version == 0 {
 			n.WritesUnknown++
 		} else {
 			n.Writes += rec.Version

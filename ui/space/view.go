@@ -125,7 +125,7 @@ func (m *Model) row(n *space.Node, name int) common.Line {
 	if !n.IsKey() && len(n.Children) == 0 && n.Depth >= m.report.Options.Depth {
 		label += " …" // not read below: enter reads deeper
 	}
-	text := fmt.Sprintf("%s %8d %10s %8s %8s %9d", common.Cell(label, name), n.Keys, humanize.IBytes(uint64(n.Bytes)), percent(parent), percent(total), n.Writes)
+	text := fmt.Sprintf("%s %8d %10s %8s %8s %9s", common.Cell(label, name), n.Keys, humanize.IBytes(uint64(n.Bytes)), percent(parent), percent(total), n.WritesText())
 	if m.report.History {
 		text += fmt.Sprintf(" %10s", humanize.IBytes(uint64(n.HeldBytes())))
 	}
@@ -194,8 +194,8 @@ func (m *Model) membersView() string {
 		if mb.Leader {
 			name += " ★"
 		}
-		line := fmt.Sprintf(format, name, humanize.IBytes(uint64(mb.DBSize)), inUse, free, humanize.IBytes(uint64(mb.Quota)),
-			percent(float64(mb.DBSize)/float64(mb.Quota)), common.Text(strings.Join(mb.Alarms, ", ")))
+		quota, share := space.QuotaText(mb)
+		line := fmt.Sprintf(format, name, humanize.IBytes(uint64(mb.DBSize)), inUse, free, quota, share, common.Text(strings.Join(mb.Alarms, ", ")))
 		rows = append(rows, common.Fit(line, m.width))
 	}
 	fc := "forecast: no member reports its DB size"
