@@ -111,7 +111,7 @@ func runDu(cmd *cobra.Command, conn *cmdutil.ConnFlags, f *duFlags, prefix strin
 			rates.stop()
 			return err
 		}
-		v := duView{Report: r, by: by, kine: kineServer(ctx, src)}
+		v := duView{Report: r, by: by, kine: kineServer(r, src)}
 		var growth func(string) space.Growth
 		if v.rates, growth, err = rates.measure(ctx, src, f.rateFor, f.top); err != nil {
 			return err
@@ -133,15 +133,12 @@ func runDu(cmd *cobra.Command, conn *cmdutil.ConnFlags, f *duFlags, prefix strin
 
 // kineServer is how status names a live kine ("kine (emulating etcd
 // 3.6.11) at ENDPOINT"), "" for any other source: du's report of kine has
-// no count of writes per key and no quota.
-func kineServer(ctx context.Context, src etcdview.Source) string {
-	if _, live := src.(*etcdview.Live); !live {
+// no count of writes per key and no quota. r read the status already.
+func kineServer(r *space.Report, src etcdview.Source) string {
+	if _, live := src.(*etcdview.Live); !live || !r.Kine {
 		return ""
 	}
-	if cl, err := src.Status(ctx); err == nil && cl.Kine {
-		return cl.Description
-	}
-	return ""
+	return r.Source
 }
 
 // rateWatch watches a live etcd's prefix for the rate of writes.

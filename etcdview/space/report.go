@@ -86,9 +86,12 @@ type Report struct {
 	// held starts after it.
 	CompactRevision int64
 	History         bool // the Stats' history figures were read
-	Root            *Node
-	Members         []Member
-	Layout          *etcdview.Layout // a data file's pages; nil for a live etcd
+	// Kine is true when kine answered (live, or its SQLite file): no
+	// version per key, no quota.
+	Kine    bool
+	Root    *Node
+	Members []Member
+	Layout  *etcdview.Layout // a data file's pages; nil for a live etcd
 	// Capped counts the keys whose nodes the MaxNodes bound kept from the
 	// tree.
 	Capped int64
@@ -147,7 +150,7 @@ func Run(ctx context.Context, src Source, opts Options, progress func(Progress))
 	b.root.finish()
 	r := &Report{
 		Options: opts, Source: cl.Description, Revision: res.Revision, CompactRevision: max(res.CompactRevision, cl.CompactRevision),
-		History: res.History, Root: b.root, Layout: res.Layout, Capped: b.capped,
+		History: res.History, Kine: cl.Kine, Root: b.root, Layout: res.Layout, Capped: b.capped,
 	}
 	r.Members = members(cl, res.Layout, opts.Quota)
 	r.Took = time.Since(start)
