@@ -29,6 +29,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add("/registry/secrets/default/db", []byte("k8s:enc:kms:v2:vault:\x12\x02id"))
 	f.Add("/registry/x.example.com/things/t", []byte(`{"apiVersion":"x.example.com/v1","kind":"Thing","metadata":{"name":"t"}}`))
 	f.Add("/registry/x.example.com/things/t", []byte("\xd9\xd9\xf7\xa1\x64kind\x65Thing"))
+	f.Add("/registry/x.example.com/things/t", []byte("\xd9\xd9\xf7\xa1\x42\xff0\x30")) // a byte-string name, not UTF-8
 	f.Add("compact_rev_key", []byte("\x00\x00\x00\x00\x00\x00\x10\x00"))
 	f.Fuzz(func(t *testing.T, key string, value []byte) {
 		o := Decode(key, value)
@@ -72,6 +73,9 @@ func checkSectionsWhereSigsReadsBack(t *testing.T, o Object) {
 	}
 	if _, err := yaml.Marshal(view); err != nil {
 		return
+	}
+	if _, distinct := namedAsJSON(view); !distinct {
+		return // two names not UTF-8 that JSON writes as one: no reference says which is shown
 	}
 	checkSectionsAgainstSigs(t, o, view, folded)
 }
