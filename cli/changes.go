@@ -84,14 +84,13 @@ func runChanges(cmd *cobra.Command, conn *cmdutil.ConnFlags, output *cmdutil.Pri
 	if err != nil {
 		return err
 	}
-	kind, err := conn.Kind()
-	if err != nil {
-		return err
-	}
-	if kind != cmdutil.FileSource {
-		r.Now = time.Now()
-	}
 	return cmdutil.WithSource(cmd.Context(), conn, func(src etcdview.Source) error {
+		// --since counts back from now on a live store, and from the
+		// file's newest time on a file: --db, or a kine file that
+		// discovery found.
+		if _, file := src.(etcdview.Offline); !file {
+			r.Now = time.Now()
+		}
 		if fresh, err := neverWritten(cmd.Context(), src); err != nil || fresh {
 			if err == nil {
 				err = printNeverWritten(pr, r.Prefix)

@@ -3,10 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 )
 
 // TestLsDuAndHistoryReadAKineFile: ls -l, du and history of --db state.db,
@@ -71,4 +75,44 @@ func hasRow(out, name string, cells ...string) bool {
 		}
 	}
 	return false
+}
+
+// TestChangesSinceOnAFoundKineFileCountsFromTheFilesTime: the state.db
+// that discovery finds on a k3s node whose k3s is stopped is a file, as
+// --db names it: --since counts back from the newest time the file's
+// Leases say, not from now, and both read the same window.
+func TestChangesSinceOnAFoundKineFileCountsFromTheFilesTime(t *testing.T) {
+	k := etcdtest.StartKine(t, etcdtest.KineOptions{})
+	cli := k.Client(t)
+	then := time.Date(2023, 11, 14, 3, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		etcdviewtest.Put(t, cli, etcdviewtest.NodeLease("node-1", then, then.Add(time.Duration(i)*10*time.Second)))
+	}
+	etcdviewtest.Put(t, cli, etcdviewtest.ConfigMap("late"))
+	etcdviewtest.Put(t, cli, etcdviewtest.NodeLease("node-1", then, then.Add(30*time.Second)))
+	k.Stop()
+
+	root := t.TempDir()
+	db := filepath.Join(root, "var/lib/rancher/k3s/server/db/state.db")
+	if err := os.MkdirAll(filepath.Dir(db), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} { // the newest writes may be in the WAL still
+		data, err := os.ReadFile(k.DB + suffix)
+		if suffix != "" && os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(db+suffix, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	named := changesJSONOf(t, run(t, "changes", "--db", db, "--since", "15s", "-o", "json"))
+	found := changesJSONOf(t, run(t, "changes", "--host-root", root, "--since", "15s", "-o", "json"))
+	if found.From.Revision != named.From.Revision || found.Events != named.Events {
+		t.Errorf("the found file's window starts at %d with %d events, --db's at %d with %d", found.From.Revision, found.Events, named.From.Revision, named.Events)
+	}
+	changedObject(t, named, "configmaps", "default", "late") // written between the renewals at 20s and 30s
 }
