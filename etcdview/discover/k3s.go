@@ -1,6 +1,12 @@
 package discover
 
-import "io/fs"
+import (
+	"errors"
+	"io/fs"
+	"net"
+	"syscall"
+	"time"
+)
 
 // k3sEncryption is where, in its server directory, k3s keeps its
 // EncryptionConfiguration when it runs with --secrets-encryption.
@@ -52,7 +58,12 @@ func k3sKine(server string) probe {
 		if local, fi, err = n.stat(sock); err != nil {
 			return Found{}, false, err
 		}
-		if fi != nil && fi.Mode().Type() == fs.ModeSocket {
+		switch {
+		case fi == nil || fi.Mode().Type() != fs.ModeSocket:
+		case f.DB != "" && refused(local):
+			// k3s was killed: nothing listens on the socket it left.
+			f.What += " (kine.sock is left from a k3s that stopped)"
+		default:
 			f.Socket, f.What, f.From = local, "kine of this k3s node", sock
 			f.Endpoints = []string{"unix://" + local}
 		}
@@ -64,4 +75,15 @@ func k3sKine(server string) probe {
 		}
 		return f, true, nil
 	}
+}
+
+// refused says whether nothing listens on the Unix socket at path: a
+// connection is refused at once. Any other failure (a socket this user may
+// not use) is the live connection's to report.
+func refused(path string) bool {
+	c, err := net.DialTimeout("unix", path, time.Second)
+	if err == nil {
+		c.Close()
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
 }

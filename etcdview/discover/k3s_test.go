@@ -2,6 +2,7 @@ package discover_test
 
 import (
 	"net"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -52,6 +53,20 @@ func TestFindK3sKine(t *testing.T) {
 	t.Log("k3s stopped")
 	want := discover.Found{Layout: discover.K3sKine, What: "SQLite datastore of this k3s node", From: db, Prefix: "/registry", DB: db}
 	findAsWanted(t, root, want)
+
+	t.Log("k3s killed: its kine.sock is left, and nothing listens on it")
+	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(root, sock), Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.SetUnlinkOnClose(false)
+	stale.Close()
+	left := want
+	left.What += " (kine.sock is left from a k3s that stopped)"
+	findAsWanted(t, root, left)
+	if err := os.Remove(filepath.Join(root, sock)); err != nil {
+		t.Fatal(err)
+	}
 
 	t.Log("k3s running")
 	l, err := net.Listen("unix", filepath.Join(root, sock))
