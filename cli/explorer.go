@@ -52,12 +52,12 @@ func runExplorer(ctx context.Context, conn *cmdutil.ConnFlags, flags explorerFla
 	if err := cmdutil.CheckRev("rev", flags.rev); err != nil {
 		return err
 	}
-	kind, err := conn.Kind()
-	if err != nil {
+	if _, err := conn.Kind(); err != nil {
 		return err
 	}
-	if flags.bundled && kind != cmdutil.BundledSource {
-		return fmt.Errorf("--bundled starts the bundled cluster: drop --endpoints and --db")
+	var err error
+	if other := conn.OtherSource(); flags.bundled && other != "" {
+		return fmt.Errorf("--bundled starts the bundled cluster: drop %s", other)
 	}
 	conn.StartBundled = flags.bundled
 	ex := &explorer{conn: conn, flags: flags}

@@ -90,9 +90,19 @@ func TestEncryptionConfigTheNodeNamesDecryptsSecrets(t *testing.T) {
 }
 
 func TestBundledWithASourceNamedIsRefused(t *testing.T) {
-	for _, args := range [][]string{{"--bundled", "--endpoints", "127.0.0.1:1"}, {"--bundled", "--db", "x.db"}} {
-		if msg := runFails(t, args...); msg != "Error: --bundled starts the bundled cluster: drop --endpoints and --db" {
-			t.Errorf("etcdscope %s: %q", strings.Join(args, " "), msg)
+	root := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bundled", "--endpoints", "127.0.0.1:1"}, "--bundled starts the bundled cluster: drop --endpoints"},
+		{[]string{"--bundled", "--db", "x.db"}, "--bundled starts the bundled cluster: drop --db"},
+		{[]string{"--bundled", "--host-root", root}, "--bundled starts the bundled cluster: drop --host-root"},
+		{[]string{"serve", "--host-root", root}, "serve runs the bundled cluster: drop --host-root"},
+		{[]string{"serve", "--db", "x.db"}, "serve runs the bundled cluster: drop --db"},
+	} {
+		if msg := runFails(t, c.args...); msg != "Error: "+c.want {
+			t.Errorf("etcdscope %s: %q, want %q", strings.Join(c.args, " "), msg, c.want)
 		}
 	}
 }

@@ -33,12 +33,12 @@ is printed to stderr, and it serves on.`,
 		Args:        cobra.NoArgs,
 		Annotations: map[string]string{stopsOnSignal: "yes"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			k, err := conn.Kind()
+			_, err := conn.Kind()
 			if err != nil {
 				return err
 			}
-			if k != cmdutil.BundledSource {
-				return fmt.Errorf("serve runs the bundled cluster: drop --endpoints and --db")
+			if other := conn.OtherSource(); other != "" {
+				return fmt.Errorf("serve runs the bundled cluster: drop %s", other)
 			}
 			opts.Cluster.DataDir, opts.Cluster.Members = conn.DataDir, bundled.members
 			opts.Nodes, opts.CompactionInterval = bundled.demoNodes, bundled.compaction

@@ -177,6 +177,27 @@ func (f *ConnFlags) Kind() (SourceKind, error) {
 	return BundledSource, nil
 }
 
+// OtherSource is the flag that names a source other than the bundled
+// cluster (--endpoints, or ETCDCTL_ENDPOINTS, --db, --host-root given,
+// --cluster), "" when none does: serve and --bundled refuse one rather
+// than leave it unread.
+func (f *ConnFlags) OtherSource() string {
+	switch {
+	case len(f.Endpoints) > 0:
+		if env, ok := f.FromEnv["endpoints"]; ok {
+			return env
+		}
+		return "--endpoints"
+	case f.DB != "":
+		return "--db"
+	case f.hostRootGiven:
+		return "--host-root"
+	case f.cluster != "":
+		return "--cluster"
+	}
+	return ""
+}
+
 // etcdConfig is the live connection the flags describe. A --user without a
 // password asks for one on the terminal, as etcdctl does.
 func (f *ConnFlags) etcdConfig() (etcdview.Config, error) {
