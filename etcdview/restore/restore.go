@@ -37,23 +37,25 @@ type Manifest struct {
 	// LeftOut are the objects read but not put in the manifest, each with
 	// why.
 	LeftOut []LeftOut
-	// Revision is the store's revision the restore read at: the one asked
-	// for, or the newest when none was.
+	// Revision is the revision the restore read at: the one asked for, or
+	// for a namespace read at the newest, that one; for one object, the
+	// revision its version was read at (the one before its deletion for a
+	// deleted object).
 	Revision int64
-	// Oldest is the oldest revision the store can still restore from (its
-	// compaction revision); 0 when it was not read.
-	Oldest int64
 }
 
 // Restored is one object of a manifest.
 type Restored struct {
 	Key       string
-	Kind      string // "Deployment", "Widget.example.com"
+	Kind      string // "Deployment", "Widget"
 	Namespace string
 	Name      string
 	// Revision is the mod_revision of the version restored: the object's
 	// resourceVersion as it was.
 	Revision int64
+	// Note says why the object is there when the user did not ask for it
+	// ("the CustomResourceDefinition of the Widgets restored: gone"), or "".
+	Note string
 	// Dropped names what of the object was removed beyond the fields the
 	// server always sets ("ownerReference to ReplicaSet web-7d4, gone"),
 	// one phrase each.
