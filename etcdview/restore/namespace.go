@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
@@ -82,7 +83,8 @@ func (r *reader) noNamespace(ctx context.Context, ns, key string, rev int64) err
 }
 
 // namespacedPrefixes are the key prefixes of ns's objects, one per
-// namespaced resource, built-in and custom.
+// namespaced resource, built-in and custom, each once: resources of two
+// groups can share one (events and events.k8s.io's Events).
 func (r *reader) namespacedPrefixes(ns string) []string {
 	var out []string
 	for _, res := range decode.Resources() {
@@ -95,7 +97,8 @@ func (r *reader) namespacedPrefixes(ns string) []string {
 			out = append(out, res.KeyPrefix(r.prefix, ns))
 		}
 	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // namespaceRead is a namespace restore under way.
