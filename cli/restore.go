@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
@@ -134,7 +135,7 @@ func printRestore(pr cmdutil.Printer, m *restore.Manifest, output string) error 
 // restoreNotes are the lines stderr gets: the revision and counts, each
 // object left out and why, and what was dropped from one restored.
 func restoreNotes(w io.Writer, p cmdutil.Palette, m *restore.Manifest) error {
-	_, err := fmt.Fprintf(w, "restored %d objects as of revision %d, left out %d\n", len(m.Objects), m.Revision, len(m.LeftOut))
+	_, err := fmt.Fprintf(w, "restored %s as of revision %d, left out %d\n", english.Plural(len(m.Objects), "object", ""), m.Revision, len(m.LeftOut))
 	for _, o := range m.Objects {
 		for _, d := range o.Dropped {
 			if err == nil {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // reader reads objects as the API server serves them, as of one revision.
@@ -95,9 +96,15 @@ func (r *reader) read(ctx context.Context, kv etcdview.KV) (it item, why string)
 	if err != nil {
 		return it, err.Error()
 	}
+	stored := o.Object.DeepCopyObject()
 	content, err := res.ServedContentOf(r.dec, o, kv.ModRevision)
 	if err != nil {
-		return it, "cannot be served: " + err.Error()
+		// A kind its group's preferred version lacks (an alpha one) is
+		// served in the version it is stored in.
+		if content, err = runtime.DefaultUnstructuredConverter.ToUnstructured(stored); err != nil {
+			return it, "cannot be served: " + err.Error()
+		}
+		content["apiVersion"], content["kind"] = o.GVK.GroupVersion().String(), o.GVK.Kind
 	}
 	it = item{key: kv.Key, rev: kv.ModRevision, content: content}
 	it.uid = string(it.u().GetUID())
