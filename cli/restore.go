@@ -146,13 +146,30 @@ func restoreNotes(w io.Writer, p cmdutil.Palette, m *restore.Manifest) error {
 			_, err = fmt.Fprintf(w, "added %s: %s\n", p.Text(ident(o.Kind, o.Namespace, o.Name)), p.Text(o.Note))
 		}
 	}
+	// A kind left out many times for one reason (a namespace's Events)
+	// is one line.
+	count := map[restore.LeftOut]int{}
 	for _, l := range m.LeftOut {
-		if err == nil {
+		count[restore.LeftOut{Kind: l.Kind, Why: l.Why}]++
+	}
+	for _, l := range m.LeftOut {
+		group := restore.LeftOut{Kind: l.Kind, Why: l.Why}
+		n := count[group]
+		switch {
+		case err != nil:
+		case n > maxLeftOutLines:
+			_, err = fmt.Fprintf(w, "left out %d of kind %s: %s\n", n, p.Text(l.Kind), p.Text(l.Why))
+			count[group] = -1
+		case n > 0:
 			_, err = fmt.Fprintf(w, "left out %s: %s\n", p.Text(ident(l.Kind, l.Namespace, l.Name)), p.Text(l.Why))
 		}
 	}
 	return err
 }
+
+// maxLeftOutLines is how many objects of one kind left out for one reason
+// are named one a line; more are counted on one.
+const maxLeftOutLines = 5
 
 // ident names an object as kubectl's messages do: Kind ns/name.
 func ident(kind, ns, name string) string {

@@ -45,11 +45,15 @@ func (s store) List(_ context.Context, prefix string, rev int64, _ etcdview.Page
 func (s store) Children(context.Context, string, int64) (etcdview.Level, error) {
 	return etcdview.Level{}, errors.New("not in this store")
 }
-func (s store) Count(context.Context, string, int64) (int64, error) { return 0, errors.New("not in this store") }
+func (s store) Count(context.Context, string, int64) (int64, error) {
+	return 0, errors.New("not in this store")
+}
 func (s store) History(_ context.Context, key string, _ etcdview.HistoryOptions) (etcdview.History, error) {
 	return etcdview.History{Key: key, Revision: storeRev}, nil
 }
-func (s store) Watch(context.Context, string, etcdview.WatchOptions) <-chan etcdview.Batch { return nil }
+func (s store) Watch(context.Context, string, etcdview.WatchOptions) <-chan etcdview.Batch {
+	return nil
+}
 func (s store) Status(context.Context) (etcdview.Cluster, error) {
 	return etcdview.Cluster{}, errors.New("not in this store")
 }
