@@ -277,7 +277,7 @@ func (n *namespaceRead) goneCRDs(ctx context.Context) error {
 		if err := n.keep(ctx, it); err != nil {
 			return err
 		}
-		n.kept[len(n.kept)-1].Note = "the definition of the " + e.Kind + " objects restored: gone since"
+		n.kept[len(n.kept)-1].Note = "the definition of the " + e.Kind + " objects restored, gone since: kubectl cannot apply them without it"
 	}
 	return nil
 }

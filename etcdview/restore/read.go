@@ -85,6 +85,14 @@ func (it item) u() *unstructured.Unstructured { return &unstructured.Unstructure
 // why there is none. A Secret comes back whole: the caller leaves it out
 // unless Secrets are shown.
 func (r *reader) read(ctx context.Context, kv etcdview.KV) (it item, why string) {
+	defer func() {
+		// The conversions and a CRD's schema code (defaulting, pruning)
+		// make no promise about values someone less trusted wrote: one
+		// that trips them is left out, said why, not a crash.
+		if p := recover(); p != nil {
+			it, why = item{}, fmt.Sprintf("cannot be served: the conversion failed on this value: %v", p)
+		}
+	}()
 	o := r.dec.DecodeAt(kv.Key, kv.Value, kv.ModRevision)
 	if o.Object == nil {
 		if o.Problem == "" {
