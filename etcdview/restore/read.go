@@ -119,15 +119,13 @@ func (r *reader) read(ctx context.Context, kv etcdview.KV) (it item, why string)
 	return it, ""
 }
 
-// version is the version of key to restore: the one at rev (0, the
-// newest), or, when key is absent there, the last one before its newest
-// deletion at or before rev, read at the revision before the deletion.
+// version is the version of key to restore and the revision it was read
+// at: the one at rev (0, the newest), or, when key is absent there, the
+// last one before its newest deletion at or before rev, read at the
+// revision before the deletion.
 func (r *reader) version(ctx context.Context, key string, rev int64) (etcdview.KV, int64, error) {
 	kv, err := r.src.Get(ctx, key, rev)
 	if err == nil {
-		if rev == 0 {
-			rev = kv.ModRevision
-		}
 		return *kv, rev, nil
 	}
 	if !errors.Is(err, etcdview.ErrNotFound) {
