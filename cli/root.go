@@ -69,5 +69,7 @@ simulated kubelets and add-ons whose scripted load keeps writes flowing
 	root.AddCommand(newServeCmd(conn), newDecodeCmd(), newLsCmd(conn), get.NewCmd(conn), newHistoryCmd(conn), newWatchCmd(conn), newStatusCmd(conn), newDuCmd(conn))
 	root.AddCommand(newOwnersCmd(conn))
 	root.AddCommand(newChangesCmd(conn))
+	root.AddCommand(newCheckCmd(conn))
+	root.AddCommand(newRestoreCmd(conn))
 	return root
 }
