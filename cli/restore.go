@@ -61,6 +61,9 @@ object left out and why, and what was dropped from an object.`,
 			if err := f.check(args); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("show-managed-fields") {
+				return fmt.Errorf("restore always removes managedFields, which the API server writes again: drop --show-managed-fields")
+			}
 			dec, err := conn.Decoding.Decoder()
 			if err != nil {
 				return err
@@ -89,6 +92,7 @@ object left out and why, and what was dropped from an object.`,
 	cmd.Flags().Int64Var(&f.rev, "rev", 0, "restore as of this revision (0: the newest)")
 	f.output = cmdutil.AddPrintFlags(cmd, decode.OutputYAML, "yaml (the default) or json", decode.OutputYAML, decode.OutputJSON)
 	conn.Decoding.Register(cmd.Flags())
+	cmd.Flags().MarkHidden("show-managed-fields")
 	return cmd
 }
 
