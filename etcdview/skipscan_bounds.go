@@ -42,7 +42,7 @@ func (s *scan) read(ctx context.Context, key, end string, limit int64) (rangeRes
 	if err != nil {
 		return res, err
 	}
-	s.counted = res.counted
+	s.counted, s.whole = res.counted, res.whole
 	if s.lvl.Revision == 0 {
 		s.lvl.Revision = res.rev
 	}
