@@ -59,6 +59,8 @@ type scan struct {
 	// a namespaced resource's directory since: the head of the next one is
 	// probed up to it.
 	ns string
+	// nss are the first namespaces, in order (firstNamespace).
+	nss []string
 }
 
 func newScan(r ranger, prefix string, rev int64) *scan {

@@ -276,3 +276,30 @@ func TestChildrenOnKineLeaveTheRestOfADirectoryForCount(t *testing.T) {
 		}
 	}
 }
+
+func TestChildrenOnKineFindAResourceMissingFromTheFirstNamespace(t *testing.T) {
+	// events/ has nothing in the first namespace, a/ (its Events there
+	// expired), 50 keys in b/ and 4,950 in c/: on kine its head gets a
+	// second chance up to b/, instead of a range to the next resource's
+	// head that kine would read whole.
+	keys := []string{"/registry/namespaces/a", "/registry/namespaces/b", "/registry/namespaces/c", "/registry/pods/a/p-0", "/registry/secrets/a/s-0"}
+	for i := range 5000 {
+		keys = append(keys, fmt.Sprintf("/registry/events/%s/ev-%04d", map[bool]string{true: "b", false: "c"}[i < 50], i))
+	}
+	slices.Sort(keys)
+	r := &sliceRanger{keys: keys, counts: true, whole: true}
+	lvl, err := children(context.Background(), r, "/registry/", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range lvl.Children {
+		names = append(names, c.Name)
+	}
+	if want := []string{"events/", "namespaces/", "pods/", "secrets/"}; !slices.Equal(names, want) {
+		t.Fatalf("children %v, want %v", names, want)
+	}
+	if r.walked > 200 {
+		t.Errorf("kine read %d keys to list %d entries over %d keys, want events/ up to b/ at most", r.walked, len(names), len(keys))
+	}
+}
