@@ -45,6 +45,10 @@ type scan struct {
 	// counted says etcd counted the last range (before 3.7): the ranges
 	// that follow are chosen for what a range costs it.
 	counted bool
+	// whole says the last range was read whole before it was answered
+	// (kine): the rest of a directory a narrow range ended inside is not
+	// read, but left for Count, as it would cost a listing of that rest.
+	whole bool
 	// open says the last range ended inside the last child, a directory:
 	// the keys that follow it may be more of it.
 	open bool
@@ -55,6 +59,8 @@ type scan struct {
 	// a namespaced resource's directory since: the head of the next one is
 	// probed up to it.
 	ns string
+	// nss are the first namespaces, in order (firstNamespace).
+	nss []string
 }
 
 func newScan(r ranger, prefix string, rev int64) *scan {
@@ -106,8 +112,11 @@ func (s *scan) take(res rangeResult, to, end string) (next string, done bool) {
 		}
 		_, dirEnd := prefixRange(c.Prefix)
 		if n == len(kvs) && !res.more && endsBefore(to, dirEnd) {
-			s.open = true
-			return to, false
+			if !s.whole {
+				s.open = true
+				return to, false
+			}
+			s.lvl.Children[len(s.lvl.Children)-1].Count = CountUnknown
 		}
 		if dirEnd == "\x00" {
 			// A prefix of 0xff bytes only: nothing sorts after it.

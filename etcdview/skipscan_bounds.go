@@ -42,7 +42,7 @@ func (s *scan) read(ctx context.Context, key, end string, limit int64) (rangeRes
 	if err != nil {
 		return res, err
 	}
-	s.counted = res.counted
+	s.counted, s.whole = res.counted, res.whole
 	if s.lvl.Revision == 0 {
 		s.lvl.Revision = res.rev
 	}
@@ -70,7 +70,10 @@ const (
 //     resource, and the rest of it is never read. A resource with none
 //     there is read whole by the range to the next head, as is a resource
 //     that is not namespaced: a bound at its end would cost the same walk,
-//     and a round trip more.
+//     and a round trip more. On kine, whose round trip costs less than a
+//     listing of a few thousand keys, each head gets a second chance up to
+//     the namespace after s.ns: a resource whose first namespace holds
+//     none of it (Events expired there) is found there, not read whole.
 //   - After a directory too large for its batch, in a run of directories
 //     with a common stem (namespaces team-041/, team-042/), the name that
 //     would follow (team-043) and the ends of shorter and shorter prefixes
@@ -96,9 +99,13 @@ func (s *scan) bounds(start string) []string {
 		add(end)
 	}
 	if s.ns != "" && s.counted {
+		next := s.nextNamespace()
 		for _, name := range s.names {
 			if name.namespaced {
 				addPrefix(name.name + s.ns)
+				if next != "" && s.whole {
+					addPrefix(name.name + next)
+				}
 			}
 		}
 		return bounds
@@ -175,12 +182,30 @@ var registryNames = sync.OnceValue(func() []registryName {
 // read whole before a namespace is known may walk a hundred thousand.
 func (s *scan) firstNamespace(ctx context.Context) error {
 	key, end := prefixRange(s.lvl.Prefix + "namespaces/")
-	res, err := s.read(ctx, key, end, 1)
-	if err == nil && len(res.kvs) > 0 {
-		name, _ := segment(res.kvs[0].Key[len(key):])
-		s.ns = strings.TrimSuffix(name, "/") + "/"
+	res, err := s.read(ctx, key, end, firstNamespaces)
+	for _, kv := range res.kvs {
+		name, _ := segment(kv.Key[len(key):])
+		s.nss = append(s.nss, strings.TrimSuffix(name, "/")+"/")
+	}
+	if len(s.nss) > 0 {
+		s.ns = s.nss[0]
 	}
 	return err
+}
+
+// firstNamespaces is how many namespaces firstNamespace reads: the first,
+// and those after it that a head may be given a second chance up to
+// (kine reads the whole of a range however few keys it returns).
+const firstNamespaces = 4
+
+// nextNamespace is the first namespace read that sorts after s.ns, or "".
+func (s *scan) nextNamespace() string {
+	for _, ns := range s.nss {
+		if ns > s.ns {
+			return ns
+		}
+	}
+	return ""
 }
 
 // learn notes the namespace a namespaced resource's directory c begins

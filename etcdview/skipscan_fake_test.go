@@ -15,16 +15,19 @@ import (
 // sliceRanger serves ranges from sorted keys, as etcd would with limit and
 // more, and counts the ranges it is asked. With counts, it walks every key
 // of a range as etcd before 3.7 does to count it, and counts those too.
+// With whole, it answers as kine does, which reads every key of a range
+// before it answers (counts must be set too).
 type sliceRanger struct {
 	keys   []string
 	counts bool
+	whole  bool
 	calls  int
 	walked int
 }
 
 func (s *sliceRanger) rangeKeys(_ context.Context, r rangeRequest) (rangeResult, error) {
 	s.calls++
-	res := rangeResult{rev: 1, counted: s.counts && r.uncounted}
+	res := rangeResult{rev: 1, counted: s.counts && r.uncounted, whole: s.whole}
 	for i := sort.SearchStrings(s.keys, r.key); i < len(s.keys) && inRange(s.keys[i], r.key, r.end); i++ {
 		s.walked++
 		res.count++
@@ -233,5 +236,70 @@ func TestChildrenOfRandomRegistriesMatchBruteForce(t *testing.T) {
 		if limit := len(names) + 3*(len(want)+1); r.calls > limit {
 			t.Errorf("round %d: %d ranges for %d entries, want at most %d", round, r.calls, len(want), limit)
 		}
+	}
+}
+
+func TestChildrenOnKineLeaveTheRestOfADirectoryForCount(t *testing.T) {
+	// configmaps/ has 3 keys in the first namespace, a/, and 5,000 after
+	// it: its head range ends inside it. kine reads every key of a range
+	// before it answers, so the rest is not read but left for Count; an
+	// etcd reads on from the head, a batch at a time.
+	keys := []string{"/registry/namespaces/a", "/registry/namespaces/b"}
+	for i := range 3 {
+		keys = append(keys, fmt.Sprintf("/registry/configmaps/a/cm-%d", i))
+	}
+	for i := range 5000 {
+		keys = append(keys, fmt.Sprintf("/registry/configmaps/b/cm-%04d", i))
+	}
+	keys = append(keys, "/registry/pods/a/p-0", "/registry/secrets/b/s-0")
+	slices.Sort(keys)
+	for _, kine := range []bool{false, true} {
+		r := &sliceRanger{keys: keys, counts: true, whole: kine}
+		lvl, err := children(context.Background(), r, "/registry/", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := wantChildren(keys, "/registry/")
+		if len(lvl.Children) != len(want) {
+			t.Fatalf("kine %v: children %+v, want %+v", kine, lvl.Children, want)
+		}
+		for i, c := range lvl.Children {
+			if w := want[i]; c.Name != w.Name || c.Dir != w.Dir || c.Count != w.Count && c.Count != CountUnknown {
+				t.Errorf("kine %v: child %+v, want %+v", kine, c, w)
+			}
+		}
+		if cm := lvl.Children[0]; kine && (cm.Name != "configmaps/" || cm.Count != CountUnknown) {
+			t.Errorf("on kine, configmaps/ is %+v, want it left for Count", cm)
+		}
+		if kine && r.walked > 100 {
+			t.Errorf("kine read %d keys to list %d entries over %d keys, want the heads of the directories only", r.walked, len(want), len(keys))
+		}
+	}
+}
+
+func TestChildrenOnKineFindAResourceMissingFromTheFirstNamespace(t *testing.T) {
+	// events/ has nothing in the first namespace, a/ (its Events there
+	// expired), 50 keys in b/ and 4,950 in c/: on kine its head gets a
+	// second chance up to b/, instead of a range to the next resource's
+	// head that kine would read whole.
+	keys := []string{"/registry/namespaces/a", "/registry/namespaces/b", "/registry/namespaces/c", "/registry/pods/a/p-0", "/registry/secrets/a/s-0"}
+	for i := range 5000 {
+		keys = append(keys, fmt.Sprintf("/registry/events/%s/ev-%04d", map[bool]string{true: "b", false: "c"}[i < 50], i))
+	}
+	slices.Sort(keys)
+	r := &sliceRanger{keys: keys, counts: true, whole: true}
+	lvl, err := children(context.Background(), r, "/registry/", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range lvl.Children {
+		names = append(names, c.Name)
+	}
+	if want := []string{"events/", "namespaces/", "pods/", "secrets/"}; !slices.Equal(names, want) {
+		t.Fatalf("children %v, want %v", names, want)
+	}
+	if r.walked > 200 {
+		t.Errorf("kine read %d keys to list %d entries over %d keys, want events/ up to b/ at most", r.walked, len(names), len(keys))
 	}
 }

@@ -187,9 +187,18 @@ func TestChildrenOfTheRegistryLevelAreExact(t *testing.T) {
 	slices.Sort(keys)
 	eachServer(t, func(t *testing.T, cli *clientv3.Client) {
 		etcdviewtest.PutKeys(t, cli, keys, "v")
-		lvl, err := NewLive(cli, 0).Children(testCtx(t), "/registry/", 0)
+		src := NewLive(cli, 0)
+		lvl, err := src.Children(testCtx(t), "/registry/", 0)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if onKine(t, cli) {
+			// kine leaves for Count a directory whose head range ended
+			// inside it (configmaps/ after a/): reading its rest would
+			// cost kine a listing of that rest. ls -l counts it.
+			if err := CountChildren(testCtx(t), src, &lvl); err != nil {
+				t.Fatal(err)
+			}
 		}
 		sameChildren(t, lvl.Children, wantChildren(keys, "/registry/"))
 	})
