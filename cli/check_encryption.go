@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dustin/go-humanize/english"
 	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
@@ -76,8 +77,16 @@ func (r encryptionReport) Summary() string {
 		encrypted := r.Values - r.identity()
 		return fmt.Sprintf("encryption: %d values, %d of them encrypted; no encryption config, so the write key is not known", r.Values, encrypted)
 	case r.Failed():
-		return fmt.Sprintf("encryption: %d of %d values are not under the write key (%d plain where it encrypts or under older keys, %d it cannot read), in %d resources",
-			r.Count(encryption.Older)+r.Count(encryption.Unreadable), r.Values, r.Count(encryption.Older), r.Count(encryption.Unreadable), resources)
+		older, unreadable := r.Count(encryption.Older), r.Count(encryption.Unreadable)
+		var parts []string
+		if older > 0 {
+			parts = append(parts, fmt.Sprintf("%d to rewrite", older))
+		}
+		if unreadable > 0 {
+			parts = append(parts, fmt.Sprintf("%d kube-apiserver cannot read", unreadable))
+		}
+		return fmt.Sprintf("encryption: %d of %d values are not under the write key (%s), in %s",
+			older+unreadable, r.Values, strings.Join(parts, ", "), english.Plural(resources, "resource", ""))
 	}
 	return fmt.Sprintf("encryption: all %d values are under the write key of their resource", r.Values)
 }

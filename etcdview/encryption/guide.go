@@ -1,6 +1,10 @@
 package encryption
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dustin/go-humanize/english"
+)
 
 // A Finding is one way of storing that the write key does not cover, and
 // what to do about it.
@@ -34,7 +38,7 @@ func rewrite(resource string) string {
 }
 
 func guidance(res Resource, s Stored) string {
-	name, values := res.Name(), plural(s.Count, "value")
+	name, values := res.Name(), english.Plural(int(s.Count), "value", "")
 	plain := s.Provider == Identity
 	switch {
 	case s.Status == Older && plain:
@@ -55,11 +59,4 @@ func guidance(res Resource, s Stored) string {
 	}
 	return fmt.Sprintf("%s under %s, which the config no longer has for %s: kube-apiserver cannot read them; put that key back after the write key, restart it, then rewrite them: %s; a key that is lost leaves only deleting them",
 		values, s.Label, name, rewrite(name))
-}
-
-func plural(n int64, what string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", what)
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
