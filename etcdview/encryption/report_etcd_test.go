@@ -266,59 +266,65 @@ func run(t *testing.T, src etcdview.Source, opts Options) *Report {
 // k8s.io/apiserver's own aescbc, aesgcm, secretbox and KMS v2 (through its
 // fake plugin) transformers, under several configs, and expects every
 // value counted by resource, provider and key, each against the config of
-// now: live and offline, on every etcd and on kine.
+// now: live and from a snapshot on every etcd, live and from its SQLite
+// file on kine.
 func TestRunCountsValuesOfTheAPIServersTransformers(t *testing.T) {
-	etcdtest.EachServer(t, func(t *testing.T, e etcdtest.Etcd) {
+	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
 		f := writeFixture(t, e.Client)
-		sources := []struct {
-			what string
-			src  etcdview.Source
-		}{{"live", etcdview.NewLive(e.Client, 0)}}
-		if e.Version != "kine" {
-			file, err := etcdview.OpenFile(etcdviewtest.SaveSnapshot(t, e.Client))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { file.Close() })
-			sources = append(sources, struct {
-				what string
-				src  etcdview.Source
-			}{"snapshot", file})
+		checkSource(t, "live", etcdview.NewLive(e.Client, 0), f, 1)
+		file, err := etcdview.OpenFileWith(etcdviewtest.SaveSnapshot(t, e.Client), etcdview.FileOptions{NoIndexFile: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-		// kine writes /registry/health, which holds no object, itself.
-		wantOther := int64(1)
-		if e.Version == "kine" {
-			wantOther = 2
-		}
-		var wantValues int64
-		for _, n := range f.want {
-			wantValues += n
-		}
-		for _, c := range sources {
-			r := run(t, c.src, Options{Config: f.config})
-			if got := counted(r); !maps.Equal(got, f.want) {
-				t.Errorf("%s: counted\n%s\nwant\n%s", c.what, dump(got), dump(f.want))
-			}
-			if r.Values != wantValues || r.Other != wantOther || r.Revision != f.rev {
-				t.Errorf("%s: %d values, %d other keys at revision %d; want %d, %d at %d", c.what, r.Values, r.Other, r.Revision, wantValues, wantOther, f.rev)
-			}
-			if !r.Failed() || r.Count(Older) != 9 || r.Count(Unreadable) != 7 {
-				t.Errorf("%s: failed %v, %d older, %d unreadable; want true, 9, 7", c.what, r.Failed(), r.Count(Older), r.Count(Unreadable))
-			}
-			checkWritesWith(t, c.what, r)
-			checkFindings(t, c.what, r, f)
-
-			plain := run(t, c.src, Options{})
-			if plain.Failed() || plain.Count(Unknown) != wantValues || plain.Resources[0].WritesWith != "" {
-				t.Errorf("%s, no config: failed %v, %d unknown of %d, writes %q; want a pass, every value unknown, no write key",
-					c.what, plain.Failed(), plain.Count(Unknown), wantValues, plain.Resources[0].WritesWith)
-			}
-			covered := run(t, c.src, Options{Config: f.config, Prefix: "/registry/serviceaccounts/"})
-			if covered.Failed() || covered.Count(Written) != 2 || len(covered.Findings()) != 0 {
-				t.Errorf("%s, serviceaccounts only: failed %v, %d written, findings %v; want a pass with both values written", c.what, covered.Failed(), covered.Count(Written), covered.Findings())
-			}
-		}
+		t.Cleanup(func() { file.Close() })
+		checkSource(t, "snapshot", file, f, 1)
 	})
+	t.Run("kine", func(t *testing.T) {
+		k := etcdtest.StartKine(t, etcdtest.KineOptions{})
+		f := writeFixture(t, k.Client(t))
+		// kine serves /registry/health, which holds no object, of its
+		// own; its file reader leaves it out with kine's other rows.
+		checkSource(t, "live", etcdview.NewLive(k.Client(t), 0), f, 2)
+		k.Stop()
+		file, err := etcdview.OpenOffline(k.DB, etcdview.FileOptions{NoIndexFile: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { file.Close() })
+		checkSource(t, "state.db", file, f, 1)
+	})
+}
+
+// checkSource runs the report on src, which holds f and wantOther keys
+// that are no object, with f's config, with none, and on one resource.
+func checkSource(t *testing.T, what string, src etcdview.Source, f fixture, wantOther int64) {
+	t.Helper()
+	var wantValues int64
+	for _, n := range f.want {
+		wantValues += n
+	}
+	r := run(t, src, Options{Config: f.config})
+	if got := counted(r); !maps.Equal(got, f.want) {
+		t.Errorf("%s: counted\n%s\nwant\n%s", what, dump(got), dump(f.want))
+	}
+	if r.Values != wantValues || r.Other != wantOther || r.Revision != f.rev {
+		t.Errorf("%s: %d values, %d other keys at revision %d; want %d, %d at %d", what, r.Values, r.Other, r.Revision, wantValues, wantOther, f.rev)
+	}
+	if !r.Failed() || r.Count(Older) != 9 || r.Count(Unreadable) != 7 {
+		t.Errorf("%s: failed %v, %d older, %d unreadable; want true, 9, 7", what, r.Failed(), r.Count(Older), r.Count(Unreadable))
+	}
+	checkWritesWith(t, what, r)
+	checkFindings(t, what, r, f)
+
+	plain := run(t, src, Options{})
+	if plain.Failed() || plain.Count(Unknown) != wantValues || plain.Resources[0].WritesWith != "" {
+		t.Errorf("%s, no config: failed %v, %d unknown of %d, writes %q; want a pass, every value unknown, no write key",
+			what, plain.Failed(), plain.Count(Unknown), wantValues, plain.Resources[0].WritesWith)
+	}
+	covered := run(t, src, Options{Config: f.config, Prefix: "/registry/serviceaccounts/"})
+	if covered.Failed() || covered.Count(Written) != 2 || len(covered.Findings()) != 0 {
+		t.Errorf("%s, serviceaccounts only: failed %v, %d written, findings %v; want a pass with both values written", what, covered.Failed(), covered.Count(Written), covered.Findings())
+	}
 }
 
 func checkWritesWith(t *testing.T, what string, r *Report) {
