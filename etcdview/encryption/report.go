@@ -88,9 +88,15 @@ type Report struct {
 // Bounds on what a report holds, whatever the store: its memory does not
 // grow with the keys read.
 const (
-	MaxRows      = 10_000 // resource × way of storing
-	MaxExamples  = 3      // keys named per row
-	maxLabelName = 253    // bytes of a key or provider name read from a prefix
+	MaxRows     = 1_000 // resource × way of storing
+	MaxExamples = 3     // keys named per row
+	// MaxName is the bytes kept of a name read from etcd (a resource or
+	// group from a key, a key or provider name from a prefix): 253, a
+	// DNS subdomain, holds every real one.
+	MaxName = 253
+	// MaxExampleKey is the bytes kept of a key named as an example; a
+	// longer one ends in "…".
+	MaxExampleKey = 1024
 )
 
 // Options say what Run reads.
@@ -125,7 +131,7 @@ func Run(ctx context.Context, src etcdview.Source, opts Options) (*Report, error
 				continue
 			}
 			r.Values++
-			gr := groupResource{k.Group, k.Resource}
+			gr := groupResource{truncate(k.Group), truncate(k.Resource)}
 			info := decode.EncryptionOf(kv.Value)
 			label := labelOf(info)
 			s := rows[gr][label]
@@ -143,7 +149,7 @@ func Run(ctx context.Context, src etcdview.Source, opts Options) (*Report, error
 			}
 			s.Count++
 			if len(s.Keys) < MaxExamples {
-				s.Keys = append(s.Keys, kv.Key)
+				s.Keys = append(s.Keys, exampleKey(kv.Key))
 			}
 		}
 		return nil
@@ -168,8 +174,8 @@ func Run(ctx context.Context, src etcdview.Source, opts Options) (*Report, error
 	return r, nil
 }
 
-// labelOf is the row a value counts in. A name read from a prefix is
-// capped: a hostile prefix could carry a megabyte of "key name".
+// labelOf is the row a value counts in. Names read from a prefix are
+// truncated: a hostile prefix could carry a megabyte of "key name".
 func labelOf(info *decode.EncryptionInfo) string {
 	if info == nil {
 		return Identity
@@ -178,18 +184,19 @@ func labelOf(info *decode.EncryptionInfo) string {
 }
 
 func capped(info *decode.EncryptionInfo) *decode.EncryptionInfo {
-	c := *info
-	c.KMSKeyID = ""
-	if len(c.KeyName) > maxLabelName {
-		c.KeyName = c.KeyName[:maxLabelName]
+	return &decode.EncryptionInfo{Provider: truncate(info.Provider), Version: truncate(info.Version), KeyName: truncate(info.KeyName)}
+}
+
+// truncate keeps MaxName bytes of a name read from etcd.
+func truncate(s string) string { return s[:min(len(s), MaxName)] }
+
+// exampleKey is key as a row names it: whole up to MaxExampleKey bytes,
+// the rest cut with "…" (etcd takes keys up to its request size, 1.5 MiB).
+func exampleKey(key string) string {
+	if len(key) <= MaxExampleKey {
+		return key
 	}
-	if len(c.Provider) > maxLabelName {
-		c.Provider = c.Provider[:maxLabelName]
-	}
-	if len(c.Version) > maxLabelName {
-		c.Version = c.Version[:maxLabelName]
-	}
-	return &c
+	return key[:MaxExampleKey] + "…"
 }
 
 func newStored(cfg *decode.Encryption, gr groupResource, info *decode.EncryptionInfo, label string) *Stored {

@@ -387,3 +387,44 @@ func dump(m map[string]int64) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestRunHoldsBoundedRowsOfAHostileStore: a store of more resources than
+// MaxRows, with names and keys far longer than any real one, is counted
+// whole, in at most MaxRows rows of capped names.
+func TestRunHoldsBoundedRowsOfAHostileStore(t *testing.T) {
+	_, cli := etcdtest.StartBundled(t, 1)
+	var keys []string
+	for i := range MaxRows + 100 {
+		keys = append(keys, fmt.Sprintf("/registry/r%d-%s/x", i, strings.Repeat("n", 300)))
+	}
+	etcdviewtest.PutKeys(t, cli, keys, "k8s:enc:aescbc:v1:"+strings.Repeat("k", 1000)+":ciphertext")
+	long := "/registry/secrets/default/" + strings.Repeat("s", 100_000)
+	w := &writer{t: t, cli: cli}
+	w.putRaw(long, []byte("k8s\x00plain"))
+	r := run(t, etcdview.NewLive(cli, 0), Options{Config: &decode.Encryption{}})
+	rows, listed := 0, int64(0)
+	for _, res := range r.Resources {
+		if len(res.Resource) > MaxName {
+			t.Fatalf("a resource name of %d bytes kept, want at most %d", len(res.Resource), MaxName)
+		}
+		for _, s := range res.Stored {
+			rows++
+			listed += s.Count
+			if len(s.KeyName) > MaxName || len(s.Label) > MaxName+len(`aescbc key ""`) {
+				t.Fatalf("a key name of %d bytes kept (label %d), want at most %d", len(s.KeyName), len(s.Label), MaxName)
+			}
+			for _, k := range s.Keys {
+				if len(k) > MaxExampleKey+len("…") {
+					t.Fatalf("an example key of %d bytes kept, want at most %d", len(k), MaxExampleKey)
+				}
+			}
+		}
+	}
+	unlisted := r.Unlisted[Unreadable] + r.Unlisted[Written]
+	if rows != MaxRows || listed+unlisted != int64(len(keys)+1) || r.Values != int64(len(keys)+1) {
+		t.Errorf("%d rows holding %d values, %d unlisted, of %d; want %d rows and every value counted", rows, listed, unlisted, r.Values, MaxRows)
+	}
+	if !r.Failed() || r.Count(Unreadable) != int64(len(keys)) {
+		t.Errorf("failed %v, %d unreadable; want true, %d (aescbc values where the config writes plain and has no key)", r.Failed(), r.Count(Unreadable), len(keys))
+	}
+}
