@@ -86,7 +86,7 @@ func (r encryptionReport) Summary() string {
 			parts = append(parts, fmt.Sprintf("%d kube-apiserver cannot read", unreadable))
 		}
 		return fmt.Sprintf("encryption: %d of %d values are not under the write key (%s), in %s",
-			older+unreadable, r.Values, strings.Join(parts, ", "), english.Plural(resources, "resource", ""))
+			older+unreadable, r.Values, strings.Join(parts, ", "), fmt.Sprintf("%d %s", resources, english.PluralWord(resources, "resource", "")))
 	}
 	return fmt.Sprintf("encryption: all %d values are under the write key of their resource", r.Values)
 }

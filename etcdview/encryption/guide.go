@@ -38,7 +38,7 @@ func rewrite(resource string) string {
 }
 
 func guidance(res Resource, s Stored) string {
-	name, values := res.Name(), english.Plural(int(s.Count), "value", "")
+	name, values := res.Name(), fmt.Sprintf("%d %s", s.Count, english.PluralWord(int(s.Count), "value", ""))
 	plain := s.Provider == Identity
 	switch {
 	case s.Status == Older && plain:
