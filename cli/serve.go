@@ -58,6 +58,7 @@ is printed to stderr, and it serves on.`,
 	// keep running, and says so.
 	cmd.Flags().Bool("tls", false, "")
 	cmd.Flags().MarkDeprecated("tls", "TLS is always on: the printed line names the CA, client certificate and key in the data dir")
+	conn.Decoding.RegisterEncryptionConfig(cmd.Flags())
 	cmd.Flags().BoolVar(&opts.APIServer, "apiserver", false, "also run Kubernetes' control plane (kube-apiserver, kube-controller-manager, kube-scheduler) and write a kubeconfig for it into the data dir")
 	bundled.register(cmd.Flags(), bundledUsage{
 		demo:       demo.Off,

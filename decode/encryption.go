@@ -49,6 +49,26 @@ func (e *EncryptionInfo) String() string {
 	return fmt.Sprintf("%s key %q", e.Provider, e.KeyName)
 }
 
+// Label names how a value is stored for comparing with WritesWith: String
+// without the KMS v2 key ID (a plugin's keys are its own business), "" for
+// a plain value (nil).
+func (e *EncryptionInfo) Label() string {
+	if e == nil {
+		return ""
+	}
+	return (&EncryptionInfo{Provider: e.Provider, Version: e.Version, KeyName: e.KeyName}).String()
+}
+
+// EncryptionOf labels a stored value from its prefix alone, without
+// decrypting: nil when no provider wrote it (identity).
+func EncryptionOf(value []byte) *EncryptionInfo {
+	if !bytes.HasPrefix(value, encryptedPrefix) {
+		return nil
+	}
+	info, _ := parseEncryptionPrefix(value)
+	return info
+}
+
 func (e *EncryptionInfo) section(size int) Section {
 	return Section{Name: "encryption", Text: toYAML(map[string]any{
 		"provider": e.Provider, "version": e.Version, "key": e.KeyName,
@@ -88,8 +108,11 @@ type Encryption struct {
 }
 
 type encryptionRule struct {
-	resources []string                  // as written: "secrets", "*.apps", "*.", "*.*"
-	writes    string                    // how its first provider encrypts new values; "" for identity
+	resources []string // as written: "secrets", "*.apps", "*.", "*.*"
+	writes    string   // how its first provider encrypts new values; "" for identity
+	// reads are the values its providers read, as EncryptionInfo.Label
+	// names them: each key of each provider, "" for identity.
+	reads     []string
 	providers []value.PrefixTransformer // one per aescbc/aesgcm/secretbox entry, in file order
 	keys      map[string][]string       // provider → key names, for messages
 }
@@ -120,8 +143,11 @@ func ParseEncryptionConfig(data []byte) (*Encryption, error) {
 	e := &Encryption{}
 	for _, rc := range cfg.Resources {
 		rule := encryptionRule{resources: rc.Resources, keys: map[string][]string{}}
-		if len(rc.Providers) > 0 {
-			rule.writes = writesWith(rc.Providers[0])
+		for _, p := range rc.Providers {
+			rule.reads = append(rule.reads, readsWith(p)...)
+		}
+		if len(rule.reads) > 0 {
+			rule.writes = rule.reads[0]
 		}
 		for _, p := range rc.Providers {
 			var t value.PrefixTransformer
@@ -152,14 +178,16 @@ func ParseEncryptionConfig(data []byte) (*Encryption, error) {
 	return e, nil
 }
 
-// writesWith says how a provider encrypts the values kube-apiserver writes
-// with it: the first key of a keyed provider, or the KMS plugin.
-func writesWith(p apiserverconfig.ProviderConfiguration) string {
-	keyed := func(provider string, keys []apiserverconfig.Key) string {
-		if len(keys) == 0 {
-			return provider
+// readsWith are the values a provider reads, as EncryptionInfo.Label
+// names them: one per key of a keyed provider, in file order (the first is
+// what it writes with); the KMS plugin's; "" for identity.
+func readsWith(p apiserverconfig.ProviderConfiguration) []string {
+	keyed := func(provider string, keys []apiserverconfig.Key) []string {
+		var labels []string
+		for _, k := range keys {
+			labels = append(labels, (&EncryptionInfo{Provider: provider, KeyName: k.Name}).Label())
 		}
-		return (&EncryptionInfo{Provider: provider, KeyName: keys[0].Name}).String()
+		return labels
 	}
 	switch {
 	case p.AESCBC != nil:
@@ -169,9 +197,9 @@ func writesWith(p apiserverconfig.ProviderConfiguration) string {
 	case p.Secretbox != nil:
 		return keyed("secretbox", p.Secretbox.Keys)
 	case p.KMS != nil:
-		return (&EncryptionInfo{Provider: "kms", Version: p.KMS.APIVersion, KeyName: p.KMS.Name}).String()
+		return []string{(&EncryptionInfo{Provider: "kms", Version: p.KMS.APIVersion, KeyName: p.KMS.Name}).Label()}
 	}
-	return ""
+	return []string{""}
 }
 
 // WritesWith is how kube-apiserver encrypts a new value of the resource
@@ -188,6 +216,22 @@ func (e *Encryption) WritesWith(group, resource string) string {
 		}
 	}
 	return ""
+}
+
+// Reads says whether kube-apiserver reads a value of the resource stored
+// as info (nil: plain) under this configuration: the rule that covers the
+// resource lists that provider and key (identity, for a plain value). A
+// resource no rule names is read, and written, plain only.
+func (e *Encryption) Reads(group, resource string, info *EncryptionInfo) bool {
+	if e == nil {
+		return info == nil
+	}
+	for _, r := range e.rules {
+		if r.covers(group, resource) {
+			return slices.Contains(r.reads, info.Label())
+		}
+	}
+	return info == nil
 }
 
 // withAES makes an AES block cipher of the key for an aes* transformer.

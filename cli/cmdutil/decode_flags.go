@@ -22,6 +22,12 @@ type DecodeFlags struct {
 func (f *DecodeFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.showSecrets, "show-secrets", false, "show Secret data instead of <N bytes>")
 	fs.BoolVar(&f.showManagedFields, "show-managed-fields", false, "keep metadata.managedFields in the output")
+	f.RegisterEncryptionConfig(fs)
+}
+
+// RegisterEncryptionConfig registers --encryption-config alone, for the
+// commands that read no value to show (check encryption).
+func (f *DecodeFlags) RegisterEncryptionConfig(fs *pflag.FlagSet) {
 	fs.StringVar(&f.EncryptionConfig, "encryption-config", "", "kube-apiserver's EncryptionConfiguration file, to decrypt aescbc, aesgcm and secretbox values; in bundled mode the control plane's kube-apiserver also encrypts with it")
 }
 
