@@ -71,6 +71,11 @@ func TestCheckEncryptionOnTheBundledControlPlane(t *testing.T) {
 		t.Errorf("a cluster that encrypted its Secrets from the start is not consistent:\n%s", out)
 	}
 	t.Logf("check encryption on the bundled cluster:\n%s", out)
+	// Read by its data dir, the running cluster's state file names the
+	// config its kube-apiserver encrypts with: no flag needed.
+	if found := run(t, "check", "encryption", "--data-dir", p.dataDir); found != out {
+		t.Errorf("check encryption --data-dir %s, with no --encryption-config:\n%s\nwant what the flag gives:\n%s", p.dataDir, found, out)
+	}
 
 	const planted = "/registry/secrets/default/planted"
 	etcd := changesClient(t, endpoints, p.tls)

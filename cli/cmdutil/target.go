@@ -189,7 +189,7 @@ func (f *ConnFlags) attachTarget(s controlplane.State) *Target {
 	if s.Kubeconfig != "" {
 		t.Export = append(t.Export, "KUBECONFIG="+ShellQuote(s.Kubeconfig))
 	}
-	t.Bundled = &s
+	t.Bundled, t.EncryptionConfig = &s, s.EncryptionConfig
 	t.said = &origin{what: t.Description, from: s.Path}
 	return t
 }

@@ -56,6 +56,9 @@ const DefaultCompactionInterval = 5 * time.Minute
 // control plane's log.
 type APIServer struct {
 	URL, Kubeconfig, Log string
+	// EncryptionConfig is its --encryption-provider-config, absolute; ""
+	// when it stores values plain.
+	EncryptionConfig string
 }
 
 // ControlPlane is a running bundled control plane.
@@ -142,6 +145,11 @@ func (cp *ControlPlane) startKube(ctx context.Context, opts Options, nodes int) 
 		return fmt.Errorf("start Kubernetes' control plane: %w", err)
 	}
 	cp.apiInfo = APIServer{URL: cp.kube.URL(), Kubeconfig: filepath.Join(cp.cluster.DataDir(), "kubeconfig"), Log: log.Name()}
+	if opts.EncryptionConfig != "" {
+		if cp.apiInfo.EncryptionConfig, err = filepath.Abs(opts.EncryptionConfig); err != nil {
+			return err
+		}
+	}
 	return cp.kube.WriteKubeconfig(cp.apiInfo.Kubeconfig)
 }
 

@@ -40,6 +40,10 @@ type State struct {
 	Key  string `json:"key,omitempty"`
 	// Kubeconfig reaches kube-apiserver; empty when it does not run.
 	Kubeconfig string `json:"kubeconfig,omitempty"`
+	// EncryptionConfig is the file kube-apiserver encrypts with (an
+	// absolute path), empty when it stores values plain: what reads the
+	// cluster decrypts with it.
+	EncryptionConfig string `json:"encryptionConfig,omitempty"`
 	PID        int    `json:"pid"`
 	// StartTime is field 22 of /proc/PID/stat (clock ticks after boot): a
 	// PID the kernel reused for another process has another start time.
@@ -104,7 +108,8 @@ func (cp *ControlPlane) state(by string) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	s := State{By: by, DataDir: dir, Endpoints: cp.cluster.Endpoints(), Kubeconfig: cp.apiInfo.Kubeconfig, PID: os.Getpid()}
+	s := State{By: by, DataDir: dir, Endpoints: cp.cluster.Endpoints(), Kubeconfig: cp.apiInfo.Kubeconfig,
+		EncryptionConfig: cp.apiInfo.EncryptionConfig, PID: os.Getpid()}
 	if f := cp.cluster.TLS(); f != nil {
 		s.CA, s.Cert, s.Key = f.CA, f.Cert, f.Key
 	}
