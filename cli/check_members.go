@@ -144,18 +144,18 @@ func (m membersReport) WriteText(w io.Writer, p cmdutil.Palette) error {
 
 // checkMembersDoc is check members in -o json.
 type checkMembersDoc struct {
-	Revision         int64           `json:"revision"`
-	CompactRevision  int64           `json:"compactRevision"`
-	Prefix           string          `json:"prefix"`
-	Single           string          `json:"single,omitempty"`
-	Consistent       bool            `json:"consistent"`
-	Failed           bool            `json:"failed"`
-	Method           string          `json:"method,omitempty"`
-	Note             string          `json:"note,omitempty"`
-	Compared         int64           `json:"comparedKeys"`
+	Revision         int64                `json:"revision"`
+	CompactRevision  int64                `json:"compactRevision"`
+	Prefix           string               `json:"prefix"`
+	Single           string               `json:"single,omitempty"`
+	Consistent       bool                 `json:"consistent"`
+	Failed           bool                 `json:"failed"`
+	Method           string               `json:"method,omitempty"`
+	Note             string               `json:"note,omitempty"`
+	Compared         int64                `json:"comparedKeys"`
 	Members          []checkMemberDoc     `json:"members"`
 	Differences      []checkDifferenceDoc `json:"differences"`
-	DifferencesTotal int64           `json:"differencesTotal"`
+	DifferencesTotal int64                `json:"differencesTotal"`
 }
 
 type checkMemberDoc struct {
@@ -171,7 +171,7 @@ type checkMemberDoc struct {
 }
 
 type checkDifferenceDoc struct {
-	Key     string        `json:"key"`
+	Key     string             `json:"key"`
 	Members []checkKeyStateDoc `json:"members"`
 }
 
