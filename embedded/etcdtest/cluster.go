@@ -57,15 +57,11 @@ func (c *Cluster) Client(t testing.TB) *clientv3.Client {
 func StartCluster(t testing.TB, n int, opts ClusterOptions) *Cluster {
 	t.Helper()
 	bin := VersionBinary(t, cmpOr(opts.Version, "3.7"))
-	c, err := launchCluster(bin, t.TempDir(), n)
+	c, err := LaunchCluster(bin, t.TempDir(), n, nil)
 	if err != nil {
 		t.Fatalf("start a %d-member etcd cluster: %v", n, err)
 	}
-	t.Cleanup(func() {
-		for _, m := range c.Members {
-			m.Stop()
-		}
-	})
+	t.Cleanup(c.Stop)
 	return c
 }
 
@@ -76,7 +72,17 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-func launchCluster(bin, dir string, n int) (*Cluster, error) {
+// MemberSpec is one member of a cluster LaunchCluster is about to start.
+type MemberSpec struct {
+	Name, PeerURL, InitialCluster, DataDir string
+}
+
+// LaunchCluster runs n etcd members outside of a test, each in dir/NAME on
+// free loopback ports picked now, and waits until the cluster has a leader.
+// prepare, when set, is called for each member before it starts (to
+// restore a snapshot into its data dir, as etcdutl snapshot restore does:
+// etcd then serves that data and ignores the initial cluster).
+func LaunchCluster(bin, dir string, n int, prepare func(MemberSpec) error) (*Cluster, error) {
 	ports, err := embedded.FreePorts(2 * n)
 	if err != nil {
 		return nil, err
@@ -99,6 +105,12 @@ func launchCluster(bin, dir string, n int) (*Cluster, error) {
 			bin:      bin,
 			ready:    20 * time.Second,
 		}
+		if prepare != nil {
+			spec := MemberSpec{Name: fmt.Sprintf("member-%d", i), PeerURL: peer, InitialCluster: strings.Join(initial, ","), DataDir: e.DataDir}
+			if err := prepare(spec); err != nil {
+				return nil, err
+			}
+		}
 		e.args = []string{
 			"--name", fmt.Sprintf("member-%d", i),
 			"--data-dir", e.DataDir,
@@ -110,6 +122,7 @@ func launchCluster(bin, dir string, n int) (*Cluster, error) {
 			"--advertise-client-urls", e.Endpoint,
 			"--logger", "zap",
 			"--log-outputs", e.logPath,
+			"--quota-backend-bytes", fmt.Sprint(8 << 30),
 		}
 		c.Members = append(c.Members, e)
 	}
@@ -128,6 +141,13 @@ func launchCluster(bin, dir string, n int) (*Cluster, error) {
 		return nil, err
 	}
 	return c, c.waitLeader(20 * time.Second)
+}
+
+// Stop stops every member.
+func (c *Cluster) Stop() {
+	for _, m := range c.Members {
+		m.Stop()
+	}
 }
 
 // waitLeader waits until a member says it has a leader.
@@ -174,7 +194,13 @@ func (e *External) AlterValue(key string, value []byte) error {
 	default:
 		return errors.New("etcd at " + e.Endpoint + " runs: stop it before altering its file")
 	}
-	db, err := bolt.Open(filepath.Join(e.DataDir, "member", "snap", "db"), 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	return AlterValue(e.DataDir, key, value)
+}
+
+// AlterValue is External.AlterValue on the data dir of a member that does
+// not run.
+func AlterValue(dataDir, key string, value []byte) error {
+	db, err := bolt.Open(filepath.Join(dataDir, "member", "snap", "db"), 0o600, &bolt.Options{Timeout: 5 * time.Second})
 	if err != nil {
 		return err
 	}
@@ -205,6 +231,6 @@ func (e *External) AlterValue(key string, value []byte) error {
 			}
 			return b.Put(append([]byte(nil), rk...), out)
 		}
-		return fmt.Errorf("no revision of %s in %s", key, e.DataDir)
+		return fmt.Errorf("no revision of %s in %s", key, dataDir)
 	})
 }
