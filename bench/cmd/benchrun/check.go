@@ -58,8 +58,10 @@ func checkFigures(e env) []row {
 	}
 	hashkv := []string{e.etcdctl, "--endpoints", eps[0], commandTimeout, "endpoint", "hashkv", fmt.Sprintf("--rev=%d", rev)}
 	med, err := hyperfine(e.runs, e.tmp, check, hashkv)
-	healthy := failed(healthyFig, "ratio ≤ 2", err)
-	if err == nil {
+	var healthy row
+	if err != nil {
+		healthy = failed(healthyFig, "ratio ≤ 2", err)
+	} else {
 		healthy = ratioRow(healthyFig, med[0], med[1], 2, "one `etcdctl endpoint hashkv`")
 	}
 
@@ -79,10 +81,10 @@ func checkFigures(e env) []row {
 			fmt.Sprintf("--rev=%d", rev), "--consistency=s"})+" >/dev/null")
 	}
 	med, err = hyperfine(e.runs, e.tmp, altered, []string{"sh", "-c", strings.Join(dumps, " && ")})
-	rows := []row{healthy, failed(alteredFig, "ratio ≤ 0.5", err)}
-	if err == nil {
-		rows[1] = ratioRow(alteredFig+fmt.Sprintf(", %dk keys", e.keys/1000), med[0], med[1], 0.5, "3 × `etcdctl get --prefix --rev R`")
+	if err != nil {
+		return []row{healthy, failed(alteredFig, "ratio ≤ 0.5", err), checkRSS(check, rssFig)}
 	}
+	rows := []row{healthy, ratioRow(alteredFig+fmt.Sprintf(", %dk keys", e.keys/1000), med[0], med[1], 0.5, "3 × `etcdctl get --prefix --rev R`")}
 	return append(rows, checkRSS(check, rssFig))
 }
 
