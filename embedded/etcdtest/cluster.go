@@ -103,7 +103,9 @@ func LaunchCluster(bin, dir string, n int, prepare func(MemberSpec) error) (*Clu
 			DataDir:  filepath.Join(mdir, "data"),
 			logPath:  filepath.Join(mdir, "etcd.log"),
 			bin:      bin,
-			ready:    20 * time.Second,
+			// A member restored from a large snapshot loads its index
+			// for a while before it serves: a bound, not a wait.
+			ready: 2 * time.Minute,
 		}
 		if prepare != nil {
 			spec := MemberSpec{Name: fmt.Sprintf("member-%d", i), PeerURL: peer, InitialCluster: strings.Join(initial, ","), DataDir: e.DataDir}
