@@ -50,6 +50,7 @@ const outputText = "text"
 // checks is the list of every check, in the order check runs them.
 func checks(conn *cmdutil.ConnFlags) []checkSpec {
 	return []checkSpec{
+		membersCheck(),
 		encryptionCheck(conn),
 	}
 }

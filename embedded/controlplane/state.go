@@ -44,7 +44,7 @@ type State struct {
 	// absolute path), empty when it stores values plain: what reads the
 	// cluster decrypts with it.
 	EncryptionConfig string `json:"encryptionConfig,omitempty"`
-	PID        int    `json:"pid"`
+	PID              int    `json:"pid"`
 	// StartTime is field 22 of /proc/PID/stat (clock ticks after boot): a
 	// PID the kernel reused for another process has another start time.
 	StartTime uint64 `json:"startTime"`

@@ -14,6 +14,7 @@ type env struct {
 	repo      string // the module's root, for go test
 	etcdscope string
 	etcdctl   string
+	etcdBin   string // the etcd the fill runs on
 	self      string // this program, run again for figures that need their own process
 	endpoint  string
 	runs      int

@@ -25,7 +25,7 @@ func main() {
 	etcdctl := flag.String("etcdctl", "/usr/bin/etcdctl", "etcdctl to compare with (bench/run passes etcdctl 3.7.3, which works against every etcd)")
 	etcdscope := flag.String("etcdscope", "", "etcdscope binary to measure (bench/run builds it)")
 	fillOnly := flag.Bool("fill-only", false, "fill (or reuse) the data dir, then stop")
-	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, history, du, tui, offline, changes, tail, go, kine")
+	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, history, du, tui, offline, check, changes, tail, go, kine")
 	tuiEndpoint := flag.String("tui-child", "", "internal: run the TUI figures' child process against this endpoint")
 	flag.Parse()
 	if *watchUntil > 0 {
@@ -91,7 +91,7 @@ func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, 
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	en := env{repo: repo, etcdscope: etcdscope, etcdctl: etcdctl, self: self,
+	en := env{repo: repo, etcdscope: etcdscope, etcdctl: etcdctl, etcdBin: etcdBin, self: self,
 		runs: runs, quick: quick, tmp: tmp, keys: keys, pods: fill.NewPlan(keys).Counts["pods"]}
 	measured := "no etcd (the kine group serves its own)"
 	if e != nil {
@@ -138,6 +138,10 @@ func measureGroups(en env, tailFor time.Duration, want func(string) bool, logf f
 	if want("offline") {
 		logf("offline figures: a snapshot of the fill read with --db (hyperfine, %d runs each)", en.runs)
 		rows = append(rows, offlineFigures(en)...)
+	}
+	if want("check") {
+		logf("check figures: the fill restored into a 3-member cluster (hyperfine, %d runs each)", en.runs)
+		rows = append(rows, checkFigures(en)...)
 	}
 	if want("changes") {
 		rows = append(rows, changesFigure(en))
