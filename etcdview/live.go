@@ -16,8 +16,8 @@ import (
 )
 
 // Client is all of the etcd client API the live Source may call: ranges,
-// watches and progress requests, and the Status and MemberList RPCs, none of
-// which changes state. *clientv3.Client satisfies it. Live holds nothing but
+// watches and progress requests, and the Status, MemberList and HashKV RPCs,
+// none of which changes state. *clientv3.Client satisfies it. Live holds nothing but
 // a Client, so it cannot Put, Delete, run a Txn, Compact, grant a lease or
 // defragment: it is read-only by construction.
 type Client interface {
@@ -28,6 +28,8 @@ type Client interface {
 	RequestProgress(ctx context.Context) error
 	Status(ctx context.Context, endpoint string) (*clientv3.StatusResponse, error)
 	MemberList(ctx context.Context, opts ...clientv3.OpOption) (*clientv3.MemberListResponse, error)
+	// HashKV is Maintenance's hash of one member's store at a revision.
+	HashKV(ctx context.Context, endpoint string, rev int64) (*clientv3.HashKVResponse, error)
 	Endpoints() []string
 }
 
@@ -46,6 +48,11 @@ type Live struct {
 	// kine is set once Status or kineServer found kine; kineKnown once
 	// kineServer asked.
 	kine, kineKnown atomic.Bool
+	// dialMember connects to one member alone (DialMember).
+	dialMember MemberDialer
+	// serializable makes every range serializable: set on a Live of one
+	// member, whose answers must be its own.
+	serializable bool
 }
 
 // NewLive reads etcd through c. requestTimeout bounds each request (not a
@@ -68,6 +75,7 @@ func Connect(ctx context.Context, cfg Config) (*Live, error) {
 	}
 	l := NewLive(cli, cfg.CommandTimeoutOrDefault())
 	l.close = cli.Close
+	l.dialMember = configDialer(cfg)
 	return l, nil
 }
 
@@ -91,7 +99,7 @@ func (l *Live) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, erro
 		}
 		l.noStream.Store(true)
 	}
-	opts := []clientv3.OpOption{clientv3.WithRev(r.rev)}
+	opts := l.readOpts(clientv3.WithRev(r.rev))
 	if r.end != "" {
 		opts = append(opts, clientv3.WithRange(r.end))
 	}
@@ -132,7 +140,7 @@ func (l *Live) streamKeys(ctx context.Context, r rangeRequest) (rangeResult, err
 		}
 		rev = head.rev
 	}
-	opts := []clientv3.OpOption{clientv3.WithRev(rev), clientv3.WithRange(r.end)}
+	opts := l.readOpts(clientv3.WithRev(rev), clientv3.WithRange(r.end))
 	if r.keysOnly {
 		opts = append(opts, clientv3.WithKeysOnly())
 	}

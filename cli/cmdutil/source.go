@@ -121,7 +121,13 @@ func OpenBundled(ctx context.Context, conn *ConnFlags, opts controlplane.Options
 	if err == nil {
 		var cli *clientv3.Client
 		if cli, err = clientv3.New(cfg); err == nil {
-			return cp, etcdview.NewLive(cli, conn.CommandTimeout), func() { cli.Close(); cp.Close() }, nil
+			l := etcdview.NewLive(cli, conn.CommandTimeout)
+			l.SetMemberDialer(func(_ context.Context, endpoint string) (*clientv3.Client, error) {
+				one := cfg
+				one.Endpoints = []string{endpoint}
+				return clientv3.New(one)
+			})
+			return cp, l, func() { cli.Close(); cp.Close() }, nil
 		}
 	}
 	return nil, nil, nil, errors.Join(err, cp.Close())
