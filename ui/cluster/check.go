@@ -185,5 +185,7 @@ func progressText(p check.Progress) string {
 func (m *Model) checkView(title string) string {
 	head := common.Fit(title, m.width) + "\n" + common.Fit(m.checkStatus(), m.width)
 	c := m.check
-	return head + "\n" + common.RenderWindow(c.lines, c.cursor, m.width, m.common.Styles.Selection(m.focused), m.focused && len(c.keys) > 0)
+	// The cursor shows only where there are keys to open.
+	mark := m.focused && c.report != nil && len(c.report.Differences) > 0
+	return head + "\n" + common.RenderWindow(c.lines, c.cursor, m.width, m.common.Styles.Selection(mark), mark)
 }
