@@ -118,7 +118,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // View draws the title over the laid-out values.
 func (m *Model) View() string {
 	s := m.common.Styles
-	title := common.Fit(common.Render(s.Title, fmt.Sprintf("%s on each member at revision %d", decode.EscapeKey(m.key), m.rev)), m.width)
+	at := "at the newest revision"
+	if m.rev > 0 {
+		at = fmt.Sprintf("at revision %d", m.rev)
+	}
+	title := common.Fit(common.Render(s.Title, decode.EscapeKey(m.key)+" on each member "+at), m.width)
 	switch {
 	case m.loading:
 		return common.FillHeight([]string{title, s.Faint.Render("asking each member…")}, m.height)
