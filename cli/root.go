@@ -70,5 +70,6 @@ simulated kubelets and add-ons whose scripted load keeps writes flowing
 	root.AddCommand(newOwnersCmd(conn))
 	root.AddCommand(newChangesCmd(conn))
 	root.AddCommand(newCheckCmd(conn))
+	root.AddCommand(newRestoreCmd(conn))
 	return root
 }

@@ -16,8 +16,6 @@ func madeByKind(u *unstructured.Unstructured) string {
 	switch gk := gvk.GroupKind().String(); {
 	case gk == "Event" || gk == "Event.events.k8s.io":
 		return "an Event: the cluster's report, not a user's object"
-	case gk == "Endpoints":
-		return "Endpoints: the endpoints controller makes them from the Service"
 	case gk == "EndpointSlice.discovery.k8s.io":
 		return "an EndpointSlice: the endpointslice controller makes it from the Service"
 	case gk == "Lease.coordination.k8s.io":
@@ -79,4 +77,18 @@ func (c claimTemplates) madeByStatefulSet(u *unstructured.Unstructured) string {
 		}
 	}
 	return ""
+}
+
+// selected are the names of the Services with a selector: the endpoints
+// controller writes their Endpoints. A Service without one has the
+// Endpoints its user wrote.
+type selected map[string]bool
+
+func (s selected) add(u *unstructured.Unstructured) {
+	if u.GroupVersionKind().GroupKind().String() != "Service" {
+		return
+	}
+	if sel, _, _ := unstructured.NestedMap(u.Object, "spec", "selector"); len(sel) > 0 {
+		s[u.GetName()] = true
+	}
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -42,7 +44,7 @@ func Namespace(ctx context.Context, src etcdview.Source, ns string, rev int64, o
 		return nil, err
 	}
 	n := &namespaceRead{r: r, rev: rev, m: &Manifest{Revision: rev}, uids: map[string]bool{},
-		sets: claimTemplates{}, owners: &owners{r: r, exists: map[string]bool{}}}
+		sets: claimTemplates{}, services: selected{}, owners: &owners{r: r, exists: map[string]bool{}}}
 	if err := n.namespace(ctx, *kv); err != nil {
 		return nil, err
 	}
@@ -66,23 +68,36 @@ func Namespace(ctx context.Context, src etcdview.Source, ns string, rev int64, o
 	return n.m, n.m.fill(n.kept, true)
 }
 
-// noNamespace is the error for namespace ns absent at rev: with the
-// revision to restore it from when it was deleted.
+// noNamespace is the error for namespace ns absent at rev; when it was
+// deleted, with the revision to restore it from: the one before its
+// deletion began (the first version with a deletionTimestamp), for the
+// namespace controller deletes every object in it before the Namespace.
 func (r *reader) noNamespace(ctx context.Context, ns, key string, rev int64) error {
 	h, err := r.src.History(ctx, key, etcdview.HistoryOptions{})
-	if err == nil {
-		for _, e := range h.Entries {
-			if e.Deleted && e.KV.ModRevision <= rev {
-				return fmt.Errorf("namespace %s does not exist at revision %d: it was deleted at revision %d; restore it with --rev %d",
-					ns, rev, e.KV.ModRevision, e.KV.ModRevision-1)
-			}
+	if err != nil {
+		return fmt.Errorf("namespace %s does not exist at revision %d", ns, rev)
+	}
+	for i, e := range h.Entries {
+		if !e.Deleted || e.KV.ModRevision > rev {
+			continue
 		}
+		began := e.KV.ModRevision
+		for _, v := range h.Entries[i+1:] {
+			m, err := meta.Accessor(r.dec.Decode(v.KV.Key, v.KV.Value).Object)
+			if v.Deleted || err != nil || m.GetDeletionTimestamp() == nil {
+				break
+			}
+			began = v.KV.ModRevision
+		}
+		return fmt.Errorf("namespace %s does not exist at revision %d: its deletion began at revision %d; restore it with --rev %d",
+			ns, rev, began, began-1)
 	}
 	return fmt.Errorf("namespace %s does not exist at revision %d", ns, rev)
 }
 
 // namespacedPrefixes are the key prefixes of ns's objects, one per
-// namespaced resource, built-in and custom.
+// namespaced resource, built-in and custom, each once: resources of two
+// groups can share one (events and events.k8s.io's Events).
 func (r *reader) namespacedPrefixes(ns string) []string {
 	var out []string
 	for _, res := range decode.Resources() {
@@ -95,7 +110,8 @@ func (r *reader) namespacedPrefixes(ns string) []string {
 			out = append(out, res.KeyPrefix(r.prefix, ns))
 		}
 	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // namespaceRead is a namespace restore under way.
@@ -111,6 +127,8 @@ type namespaceRead struct {
 	// controller is found among uids; their content is read again if not.
 	controlled []controlled
 	claims     []item // decided once every StatefulSet is read
+	services   selected
+	endpoints  []item // decided once every Service is read
 	crds       map[string]bool
 }
 
@@ -147,11 +165,16 @@ func (n *namespaceRead) add(ctx context.Context, kv etcdview.KV) error {
 	n.uids[it.uid] = true
 	u := it.u()
 	n.sets.add(u)
+	n.services.add(u)
+	if !n.r.sel.Matches(labels.Set(u.GetLabels())) {
+		return nil
+	}
 	if why := madeByKind(u); why != "" {
 		n.m.LeftOut = append(n.m.LeftOut, leftOut(k, it, why))
 		return nil
 	}
-	if !n.r.sel.Matches(labels.Set(u.GetLabels())) {
+	if u.GroupVersionKind().GroupKind().String() == "Endpoints" {
+		n.endpoints = append(n.endpoints, it)
 		return nil
 	}
 	if ref := metav1.GetControllerOf(u); ref != nil {
@@ -208,6 +231,13 @@ func (n *namespaceRead) settle(ctx context.Context) error {
 			return err
 		}
 	}
+	for _, it := range n.endpoints {
+		if n.services[it.u().GetName()] {
+			n.m.LeftOut = append(n.m.LeftOut, leftOut(n.r.dec.Keys.Parse(it.key), it, "Endpoints of a Service with a selector: the endpoints controller makes them again"))
+		} else if err := n.keep(ctx, it); err != nil {
+			return err
+		}
+	}
 	for _, it := range n.claims {
 		if why := n.sets.madeByStatefulSet(it.u()); why != "" {
 			n.m.LeftOut = append(n.m.LeftOut, leftOut(n.r.dec.Keys.Parse(it.key), it, why))
@@ -247,7 +277,7 @@ func (n *namespaceRead) goneCRDs(ctx context.Context) error {
 		if err := n.keep(ctx, it); err != nil {
 			return err
 		}
-		n.kept[len(n.kept)-1].Note = "the definition of the " + e.Kind + " objects restored: gone since"
+		n.kept[len(n.kept)-1].Note = "the definition of the " + e.Kind + " objects restored, gone since: kubectl cannot apply them without it"
 	}
 	return nil
 }

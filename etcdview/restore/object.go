@@ -30,6 +30,9 @@ func Object(ctx context.Context, src etcdview.Source, key string, rev int64, opt
 		return nil, err
 	}
 	m := &Manifest{Revision: at}
+	if at == 0 {
+		m.Revision = kv.ModRevision
+	}
 	it, why := r.read(ctx, kv)
 	if why == "" {
 		why = secretLeftOut(it, opts)

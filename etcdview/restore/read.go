@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // reader reads objects as the API server serves them, as of one revision.
@@ -84,6 +85,14 @@ func (it item) u() *unstructured.Unstructured { return &unstructured.Unstructure
 // why there is none. A Secret comes back whole: the caller leaves it out
 // unless Secrets are shown.
 func (r *reader) read(ctx context.Context, kv etcdview.KV) (it item, why string) {
+	defer func() {
+		// The conversions and a CRD's schema code (defaulting, pruning)
+		// make no promise about values someone less trusted wrote: one
+		// that trips them is left out, said why, not a crash.
+		if p := recover(); p != nil {
+			it, why = item{}, fmt.Sprintf("cannot be served: the conversion failed on this value: %v", p)
+		}
+	}()
 	o := r.dec.DecodeAt(kv.Key, kv.Value, kv.ModRevision)
 	if o.Object == nil {
 		if o.Problem == "" {
@@ -95,24 +104,28 @@ func (r *reader) read(ctx context.Context, kv etcdview.KV) (it item, why string)
 	if err != nil {
 		return it, err.Error()
 	}
+	stored := o.Object.DeepCopyObject()
 	content, err := res.ServedContentOf(r.dec, o, kv.ModRevision)
 	if err != nil {
-		return it, "cannot be served: " + err.Error()
+		// A kind its group's preferred version lacks (an alpha one) is
+		// served in the version it is stored in.
+		if content, err = runtime.DefaultUnstructuredConverter.ToUnstructured(stored); err != nil {
+			return it, "cannot be served: " + err.Error()
+		}
+		content["apiVersion"], content["kind"] = o.GVK.GroupVersion().String(), o.GVK.Kind
 	}
 	it = item{key: kv.Key, rev: kv.ModRevision, content: content}
 	it.uid = string(it.u().GetUID())
 	return it, ""
 }
 
-// version is the version of key to restore: the one at rev (0, the
-// newest), or, when key is absent there, the last one before its newest
-// deletion at or before rev, read at the revision before the deletion.
+// version is the version of key to restore and the revision it was read
+// at: the one at rev (0, the newest), or, when key is absent there, the
+// last one before its newest deletion at or before rev, read at the
+// revision before the deletion.
 func (r *reader) version(ctx context.Context, key string, rev int64) (etcdview.KV, int64, error) {
 	kv, err := r.src.Get(ctx, key, rev)
 	if err == nil {
-		if rev == 0 {
-			rev = kv.ModRevision
-		}
 		return *kv, rev, nil
 	}
 	if !errors.Is(err, etcdview.ErrNotFound) {

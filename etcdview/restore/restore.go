@@ -39,8 +39,8 @@ type Manifest struct {
 	LeftOut []LeftOut
 	// Revision is the revision the restore read at: the one asked for, or
 	// for a namespace read at the newest, that one; for one object, the
-	// revision its version was read at (the one before its deletion for a
-	// deleted object).
+	// one before its deletion for a deleted object, and its mod_revision
+	// for one read at the newest.
 	Revision int64
 }
 
