@@ -49,7 +49,9 @@ const outputText = "text"
 
 // checks is the list of every check, in the order check runs them.
 func checks(conn *cmdutil.ConnFlags) []checkSpec {
-	return nil
+	return []checkSpec{
+		membersCheck(),
+	}
 }
 
 func newCheckCmd(conn *cmdutil.ConnFlags) *cobra.Command {
