@@ -401,6 +401,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	if cmd, ok := m.screenKey(msg); ok {
 		return cmd
 	}
+	if m.restoreShown {
+		// The screen under the restore pane takes no key unseen.
+		return nil
+	}
 	return m.active().Update(msg)
 }
 
