@@ -27,6 +27,7 @@ import (
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/contexts"
 	"github.com/etcdscope/etcdscope/ui/history"
+	"github.com/etcdscope/etcdscope/ui/manifest"
 	"github.com/etcdscope/etcdscope/ui/space"
 	"github.com/etcdscope/etcdscope/ui/tail"
 	"github.com/etcdscope/etcdscope/ui/tree"
@@ -141,8 +142,11 @@ type Model struct {
 
 	clusters      *contexts.Model // the list :ctx opens
 	clustersShown bool
-	listed        []NamedCluster // what the list shows
-	switching     string         // the cluster being opened
+	// restore is the restore pane u opens over history or browse.
+	restore      *manifest.Model
+	restoreShown bool
+	listed       []NamedCluster // what the list shows
+	switching    string         // the cluster being opened
 
 	width, height int
 }
@@ -170,6 +174,7 @@ func (m *Model) build(opts Options) {
 		browse: newBrowse(c, keys, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), tail: tail.New(c, opts.TailBuffer, opts.Resolve),
 		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval, opts.Export),
 		timeline: changes.New(c), space: space.New(c), clusters: contexts.New(c.Styles),
+		restore: manifest.New(c),
 	}
 	m.screens = m.newScreens()
 	m.focus()
@@ -276,7 +281,18 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyMsg:
 		return m.onKeys(msg)
 	case tea.MouseMsg:
+		if m.restoreShown {
+			return m.restore.Update(msg)
+		}
 		return m.active().Update(msg)
+	case common.RestoreMsg:
+		return m.openRestore(msg)
+	case manifest.CloseMsg:
+		m.restoreShown = false
+		m.focus()
+		return nil
+	case manifest.LoadedMsg:
+		return m.restore.Update(msg)
 	case common.FlashMsg:
 		return m.setFlash(msg.Text, msg.Err)
 	case clearFlashMsg:
@@ -290,6 +306,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.show(Browse)
 		}
 		return cmd
+	case common.OpenMemberValuesMsg:
+		m.show(Browse)
+		return m.browse.openValues(msg)
 	case common.OpenHistoryMsg:
 		m.show(History)
 		return m.history.Open(msg.Key, msg.Rev)
@@ -365,6 +384,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case m.clustersShown && m.clusters.Takes(msg):
 		return m.clusters.Update(msg)
+	case m.restoreShown && m.restore.Takes(msg):
+		return m.restore.Update(msg)
 	case m.capturing():
 		return m.active().Update(msg)
 	case key.Matches(msg, m.keys.Quit):
@@ -379,6 +400,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	if cmd, ok := m.screenKey(msg); ok {
 		return cmd
+	}
+	if m.restoreShown {
+		// The screen under the restore pane takes no key unseen.
+		return nil
 	}
 	return m.active().Update(msg)
 }

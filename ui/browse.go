@@ -7,14 +7,16 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/etcdscope/etcdscope/ui/common"
+	"github.com/etcdscope/etcdscope/ui/members"
 	"github.com/etcdscope/etcdscope/ui/object"
 	"github.com/etcdscope/etcdscope/ui/owners"
 	"github.com/etcdscope/etcdscope/ui/tree"
 )
 
 // browse is the browse screen: the tree beside the object pane, the tree
-// alone while it is wide (w), or the owners view in their place while it
-// is open (O). Keys go to one of them; every other message to all three.
+// alone while it is wide (w), or in their place the owners view while it
+// is open (O) or each member's value of a key (from check members on the
+// cluster screen). Keys go to one of them; every other message to all.
 type browse struct {
 	styles *common.Styles
 	keys   KeyMap
@@ -22,18 +24,20 @@ type browse struct {
 	tree   *tree.Model
 	object *object.Model
 	owners *owners.Model
+	values *members.Model
 
 	// rev is the revision browsed (:rev, --rev); 0 is the newest.
 	rev         int64
 	objectFocus bool // the object pane has the keys
 	ownersShown bool
+	valuesShown bool
 	focused     bool // browse is the screen in front
 
 	width, height int
 }
 
 func newBrowse(c common.Common, keys KeyMap, opts tree.Options) *browse {
-	return &browse{styles: c.Styles, keys: keys, tree: tree.New(c, opts), object: object.New(c), owners: owners.New(c)}
+	return &browse{styles: c.Styles, keys: keys, tree: tree.New(c, opts), object: object.New(c), owners: owners.New(c), values: members.New(c)}
 }
 
 // Init reads the tree's root level.
@@ -56,6 +60,7 @@ func (b *browse) SetSize(w, h int) {
 	b.tree.SetSize(tw, h)
 	b.object.SetSize(max(w-tw-1, 1), h)
 	b.owners.SetSize(w, h)
+	b.values.SetSize(w, h)
 }
 
 // Focus gives the keys to the tree, the object pane or the owners view,
@@ -65,10 +70,14 @@ func (b *browse) Focus(on bool) {
 	b.tree.Focus(on && !b.objectFocus)
 	b.object.Focus(on && b.objectFocus)
 	b.owners.Focus(on && b.ownersShown)
+	b.values.Focus(on && b.valuesShown)
 }
 
 // active is the one of the three that has the keys.
 func (b *browse) active() common.Component {
+	if b.valuesShown {
+		return b.values
+	}
 	if b.ownersShown {
 		return b.owners
 	}
@@ -85,7 +94,7 @@ func (b *browse) Capturing() bool { return !b.objectFocus && b.tree.Capturing() 
 // is beside the tree.
 func (b *browse) ShortHelp() []key.Binding {
 	bindings := b.active().ShortHelp()
-	if !b.ownersShown && !b.tree.Wide() {
+	if !b.ownersShown && !b.valuesShown && !b.tree.Wide() {
 		bindings = append(bindings, b.keys.Tab)
 	}
 	return bindings
@@ -99,7 +108,7 @@ func (b *browse) FullHelp() [][]key.Binding {
 // helpSections are the tree's and the object pane's blocks of the help
 // screen; the owners view's comes last, after every screen's (ownersHelp).
 func (b *browse) helpSections() []helpSection {
-	return []helpSection{{"browse: tree", b.tree.FullHelp()}, {"browse: object", b.object.FullHelp()}}
+	return []helpSection{{"browse: tree", append(b.tree.FullHelp(), []key.Binding{b.keys.Restore})}, {"browse: object", b.object.FullHelp()}}
 }
 
 func (b *browse) ownersHelp() helpSection {
@@ -107,6 +116,9 @@ func (b *browse) ownersHelp() helpSection {
 }
 
 func (b *browse) View() string {
+	if b.valuesShown {
+		return b.values.View()
+	}
 	if b.ownersShown {
 		return b.owners.View()
 	}
@@ -130,16 +142,22 @@ func (b *browse) Update(msg tea.Msg) tea.Cmd {
 		b.ownersShown = false
 		b.Focus(b.focused)
 		return nil
+	case members.CloseMsg:
+		b.valuesShown = false
+		b.Focus(b.focused)
+		return nil
 	}
-	return tea.Batch(b.tree.Update(msg), b.object.Update(msg), b.owners.Update(msg))
+	return tea.Batch(b.tree.Update(msg), b.object.Update(msg), b.owners.Update(msg), b.values.Update(msg))
 }
 
 func (b *browse) onKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
-	case b.ownersShown || b.Capturing():
+	case b.valuesShown || b.ownersShown || b.Capturing():
 		return b.active().Update(msg)
 	case key.Matches(msg, b.keys.Owners):
 		return b.openOwners()
+	case key.Matches(msg, b.keys.Restore):
+		return b.restore()
 	case !b.tree.Wide() && key.Matches(msg, b.keys.Tab):
 		b.objectFocus = !b.objectFocus
 		b.Focus(b.focused)
@@ -158,8 +176,8 @@ func (b *browse) onKey(msg tea.KeyMsg) tea.Cmd {
 
 func (b *browse) onMouse(msg tea.MouseMsg) tea.Cmd {
 	switch {
-	case b.ownersShown:
-		return b.owners.Update(msg)
+	case b.valuesShown || b.ownersShown:
+		return b.active().Update(msg)
 	case msg.X < b.treeWidth():
 		// The wheel scrolls the pane under the pointer.
 		return b.tree.Update(msg)
@@ -223,7 +241,7 @@ func (b *browse) openObject(msg common.OpenObjectMsg) tea.Cmd {
 	if !msg.Focus {
 		return b.object.Open(msg.Key, rev)
 	}
-	b.objectFocus, b.ownersShown = true, false
+	b.objectFocus, b.ownersShown, b.valuesShown = true, false, false
 	b.Focus(b.focused)
 	cmds := []tea.Cmd{b.tree.SetWide(false), b.object.Open(msg.Key, rev)}
 	if b.tree.SelectedKey() != msg.Key {
@@ -255,9 +273,22 @@ func (b *browse) setRev(rev int64) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// openOwners shows the owners view for the object in browse: the tree's
-// selected key, or the object pane's when that has the focus.
-func (b *browse) openOwners() tea.Cmd {
+// restore asks for the restore pane of the object in browse, as of the
+// past revision browsed: at the newest there is nothing to bring back.
+func (b *browse) restore() tea.Cmd {
+	if b.rev == 0 {
+		return flashErr("u restores an object as it was: :rev R first, or u on a row of its history (h)")
+	}
+	key := b.objectKey()
+	if key == "" {
+		return flashErr("u restores an object: select a key, not a directory")
+	}
+	return common.Send(common.RestoreMsg{Key: key, Rev: b.rev})
+}
+
+// objectKey is the key of the object in browse: the tree's selected key,
+// or the object pane's when that has the focus; "" on a directory.
+func (b *browse) objectKey() string {
 	// While the tree moves to a key (:key, a jump from another screen),
 	// its selection is the old one; the object pane already has the key.
 	key := b.object.Key()
@@ -267,10 +298,25 @@ func (b *browse) openOwners() tea.Cmd {
 			key = ""
 		}
 	}
+	return key
+}
+
+// openValues shows each member's value of the key msg names in place of
+// the tree, which moves to the key meanwhile: esc lands on it in browse.
+func (b *browse) openValues(msg common.OpenMemberValuesMsg) tea.Cmd {
+	b.valuesShown, b.objectFocus = true, false
+	b.Focus(b.focused)
+	return tea.Batch(b.values.Open(msg.Key, msg.Rev), b.goTo(msg.Key))
+}
+
+// openOwners shows the owners view for the object in browse: the tree's
+// selected key, or the object pane's when that has the focus.
+func (b *browse) openOwners() tea.Cmd {
+	key := b.objectKey()
 	if key == "" {
 		return flashErr("O shows the owners of an object: select a key, not a directory")
 	}
-	b.ownersShown = true
+	b.ownersShown, b.valuesShown = true, false
 	b.Focus(b.focused)
 	return b.owners.Open(key, b.rev)
 }

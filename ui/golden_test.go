@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/uitest"
 	"github.com/etcdscope/etcdscope/ui/writepath"
 	"github.com/muesli/termenv"
@@ -151,6 +152,14 @@ func TestGoldenScreens(t *testing.T) {
 		{"cluster", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			typeText(tm, "4")
 			waitScreen(t, tm, "etcd-2")
+		}},
+		{"check", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+			typeText(tm, "4c")
+			waitScreen(t, tm, "is one store: there are no members to compare")
+		}},
+		{"membervalues", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+			tm.Send(common.OpenMemberValuesMsg{Key: "/registry/pods/default/web-0"})
+			waitScreen(t, tm, "on each member at the newest revision", "the value, the same on every member", "nginx:1.28")
 		}},
 		{"writepath", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			typeText(tm, "5")

@@ -26,8 +26,11 @@ func newHelp(s *common.Styles) help.Model {
 // do not fit give way to an ellipsis.
 func (m *Model) footer() string {
 	front := m.active().ShortHelp()
-	if m.clustersShown {
+	switch {
+	case m.clustersShown:
 		front = m.clusters.ShortHelp()
+	case m.restoreShown:
+		front = m.restore.ShortHelp()
 	}
 	bindings := append(front, m.keys.ShortHelp()...)
 	h := m.help
@@ -74,18 +77,19 @@ func (m *Model) helpView() string {
 	return m.helpColumns(blocks)
 }
 
-// helpBlock is a section's title over its bindings, as one column of keys
-// beside one of descriptions, and a blank row.
+// helpBlock is a section's title over its bindings, each group of them as
+// one column of keys beside one of descriptions, and a blank row. A group
+// has a key column as wide as its own widest key: a long key ("enter") in
+// one does not narrow the descriptions of the others.
 func (m *Model) helpBlock(sec helpSection) []string {
-	var all []key.Binding
-	for _, g := range sec.bindings {
-		all = append(all, g...)
-	}
 	block := []string{m.common.Styles.Title.Render(sec.title)}
-	// The view pads each row to its widest with spaces after the styles:
-	// cut, so that a column too narrow for a long row cuts only that one.
-	for _, l := range strings.Split(m.help.FullHelpView([][]key.Binding{all}), "\n") {
-		block = append(block, " "+strings.TrimRight(l, " "))
+	for _, g := range sec.bindings {
+		// The view pads each row to its widest with spaces after the
+		// styles: cut, so that a column too narrow for a long row cuts
+		// only that one.
+		for _, l := range strings.Split(m.help.FullHelpView([][]key.Binding{g}), "\n") {
+			block = append(block, " "+strings.TrimRight(l, " "))
+		}
 	}
 	return append(block, "")
 }

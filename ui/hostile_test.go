@@ -109,6 +109,20 @@ func hostileScreens() []visit {
 			typeText(tm, "4")
 			waitScreen(t, tm, "unreachable")
 		}, []string{`etcd-0\x1b]0;pwned\x07`, `dial: \x1b]0;pwned\x07`, `fixture \x1b]0;pwned\x07`}},
+		{"check members", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+			typeText(tm, "4c")
+			// The description is long: the line that says one store is cut.
+			waitScreen(t, tm, "esc stop check", "\nfixture ")
+		}, []string{"\n" + `fixture \x1b]0;pwned\x07`}},
+		{"each member's value", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
+			tm.Send(common.OpenMemberValuesMsg{Key: uitest.HostileKey})
+			waitScreen(t, tm, "the value, the same")
+		}, []string{`on each member`, "pwned"}},
+		{"restore", func(t *testing.T, tm *teatest.TestModel, src *uitest.Source) {
+			src.PutObject(uitest.Motd("bye "))
+			tm.Send(common.RestoreMsg{Key: uitest.MotdKey, Rev: 1})
+			waitScreen(t, tm, "kubectl apply -f -")
+		}, []string{"pwned"}},
 		{"write path", func(t *testing.T, tm *teatest.TestModel, _ *uitest.Source) {
 			typeText(tm, "5")
 			waitScreen(t, tm, "revision 13 reached")

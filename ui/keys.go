@@ -9,6 +9,7 @@ import "github.com/charmbracelet/bubbles/key"
 type KeyMap struct {
 	Quit, Help, Command, Tab, Back key.Binding
 	Owners                         key.Binding // in browse
+	Restore                        key.Binding // in browse, as of a past revision
 }
 
 // DefaultKeyMap is k9s's layout: q quits, ? helps, : commands, the digits
@@ -21,6 +22,7 @@ func DefaultKeyMap() KeyMap {
 		Tab:     key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "switch pane")),
 		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Owners:  key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "owners and dependents")),
+		Restore: key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "restore at :rev")),
 	}
 }
 

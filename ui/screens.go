@@ -75,7 +75,7 @@ func (m *Model) newScreens() []screen {
 
 // show puts screen s in front.
 func (m *Model) show(s Screen) {
-	m.screen, m.clustersShown = s, false
+	m.screen, m.clustersShown, m.restoreShown = s, false, false
 	m.focus()
 }
 
@@ -105,8 +105,9 @@ func (m *Model) capturing() bool {
 
 func (m *Model) focus() {
 	for i, s := range m.screens {
-		s.pane.Focus(Screen(i) == m.screen)
+		s.pane.Focus(Screen(i) == m.screen && !m.restoreShown)
 	}
+	m.restore.Focus(m.restoreShown)
 }
 
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {

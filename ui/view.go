@@ -21,6 +21,7 @@ func (m *Model) layout() {
 		s.pane.SetSize(m.width, m.bodyHeight())
 	}
 	m.clusters.SetSize(m.width, m.bodyHeight())
+	m.restore.SetSize(m.width, m.bodyHeight())
 }
 
 // View draws the header, the tabs, the flash line, the screen and the footer.
@@ -39,6 +40,8 @@ func (m *Model) body() string {
 		return m.helpView()
 	case m.clustersShown:
 		return m.clusters.View()
+	case m.restoreShown:
+		return m.restore.View()
 	}
 	return m.active().View()
 }

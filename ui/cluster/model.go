@@ -42,6 +42,8 @@ type Model struct {
 	seen       bool
 	cursor     common.Cursor
 
+	check checkRun // check members (check.go)
+
 	width, height int
 	focused       bool
 }
@@ -69,8 +71,14 @@ func (m *Model) refresh() tea.Msg {
 // Status is the last reading, and whether there was one.
 func (m *Model) Status() (StatusMsg, bool) { return m.status, m.seen }
 
-// Focus gives or takes the keyboard focus.
-func (m *Model) Focus(on bool) { m.focused = on }
+// Focus gives or takes the keyboard focus; a check that runs stops when
+// the screen is left.
+func (m *Model) Focus(on bool) {
+	m.focused = on
+	if !on {
+		m.stopCheck()
+	}
+}
 
 // SetSize sets the pane's size.
 func (m *Model) SetSize(w, h int) {
@@ -81,10 +89,18 @@ func (m *Model) SetSize(w, h int) {
 	}
 	m.cursor.Height = max(h-2-len(m.exportRows), 1)
 	m.cursor.Clamp(len(m.status.Cluster.Members))
+	// The check view's title and status rows.
+	m.check.cursor.Height = max(h-2, 1)
+	m.check.cursor.Clamp(len(m.check.lines))
 }
 
 // ShortHelp lists the pane's main keys.
-func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+func (m *Model) ShortHelp() []key.Binding {
+	if m.check.shown {
+		return m.keys.checkHelp()
+	}
+	return m.keys.ShortHelp()
+}
 
 // FullHelp lists all the pane's keys.
 func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
@@ -98,7 +114,17 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return m.common.After(m.every, func(time.Time) tea.Msg { return tickMsg{} })
 	case tickMsg:
 		return m.refresh
+	case CheckProgressMsg:
+		return m.onCheckProgress(msg)
+	case CheckedMsg:
+		return m.onChecked(msg)
 	case tea.KeyMsg:
+		if m.check.shown {
+			return m.onCheckKey(msg)
+		}
+		if key.Matches(msg, m.keys.Check) {
+			return m.startCheck()
+		}
 		members := m.status.Cluster.Members
 		if m.cursor.Move(m.keys.NavKeyMap, msg, len(members)) || len(members) == 0 {
 			return nil
@@ -111,6 +137,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return common.Send(common.RestartMemberMsg{Index: m.cursor.Pos, Name: sel.Name})
 		}
 	case tea.MouseMsg:
+		if m.check.shown {
+			m.check.cursor.Move(m.keys.NavKeyMap, msg, len(m.check.lines))
+			return nil
+		}
 		m.cursor.Move(m.keys.NavKeyMap, msg, len(m.status.Cluster.Members))
 	}
 	return nil
@@ -163,6 +193,9 @@ func (m *Model) View() string {
 		desc, cl.Revision, cl.CompactRevision, Up(cl), len(cl.Members)))
 	if m.status.Err != nil {
 		title += "  " + common.Render(s.FlashErr, m.status.Err.Error())
+	}
+	if m.check.shown {
+		return m.checkView(title)
 	}
 	head := s.Bold.Render("  " + fmt.Sprintf(rowFormat, "NAME", "ROLE", "STATE", "TERM", "INDEX", "APPLIED", "REVISION", "DB SIZE", "ENDPOINT"))
 	lines := make([]common.Line, 0, len(cl.Members))

@@ -18,6 +18,20 @@ type OpenHistoryMsg struct {
 	Rev int64
 }
 
+// RestoreMsg asks for the restore pane: the manifest that brings back the
+// object at Key as it was at Rev, and the command line that applies it.
+type RestoreMsg struct {
+	Key string
+	Rev int64
+}
+
+// OpenMemberValuesMsg asks browse to show each member's value of Key at Rev
+// beside the others' (a key check members found differing).
+type OpenMemberValuesMsg struct {
+	Key string
+	Rev int64
+}
+
 // TailPrefixMsg asks the tail to show only keys below Prefix ("" for all),
 // or, when Exact, the one key Prefix.
 type TailPrefixMsg struct {

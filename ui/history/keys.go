@@ -9,6 +9,8 @@ import (
 type KeyMap struct {
 	common.NavKeyMap
 	Detail, Back, Reload key.Binding
+	// Restore shows the manifest that brings the selected revision back.
+	Restore key.Binding
 	// Earlier reads the incarnations before the current one.
 	Earlier key.Binding
 }
@@ -21,11 +23,14 @@ func DefaultKeyMap() KeyMap {
 		Back:      key.NewBinding(key.WithKeys("esc", "left"), key.WithHelp("esc", "back to revisions")),
 		Reload:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "reload")),
 		Earlier:   key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "all incarnations")),
+		Restore:   key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "restore")),
 	}
 }
 
 // ShortHelp is what the footer shows.
-func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Detail, k.Back, k.Reload} }
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Detail, k.Back, k.Reload, k.Restore}
+}
 
 // FullHelp is what the help screen shows; the movement keys every list
 // shares are listed once, by the app.

@@ -215,6 +215,10 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		if m.h.Key == m.key && m.key != "" && !m.loading && !m.h.Complete() && m.progress == nil {
 			return m.loadEarlier(m.selectedRev())
 		}
+	case key.Matches(msg, m.keys.Restore):
+		if rev := m.selectedRev(); rev > 0 {
+			return common.Send(common.RestoreMsg{Key: m.key, Rev: rev})
+		}
 	case key.Matches(msg, m.keys.Reload):
 		if m.key != "" {
 			return m.Open(m.key, m.selectedRev())
