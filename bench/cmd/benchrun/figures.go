@@ -3,9 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
-	"syscall"
 )
 
 // env is what every figure needs: the binaries, the etcd holding the fill,
@@ -143,15 +144,46 @@ func peakRSS(cmd []string) (float64, error) {
 	c := exec.Command(cmd[0], cmd[1:]...)
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
-	if err := c.Run(); err != nil {
+	rss, err := runMeasured(c)
+	if err != nil {
 		return 0, fmt.Errorf("%s: %w\n%s", strings.Join(cmd, " "), err, stderr.String())
 	}
-	ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0, fmt.Errorf("no resource usage for %s", cmd[0])
-	}
-	return float64(ru.Maxrss) * 1024, nil // KiB on Linux
+	return rss, nil
 }
+
+// runMeasured runs c under GNU time and returns c's peak resident set in
+// bytes. The rusage that wait4 gives for a child of benchrun itself would
+// count benchrun's own pages: Go starts a child with vfork, in benchrun's
+// address space, and the kernel keeps that space's high-water mark across
+// the exec. time is small, and forks c from its own address space.
+func runMeasured(c *exec.Cmd) (float64, error) {
+	out, err := os.CreateTemp("", "benchrun-rss-")
+	if err != nil {
+		return 0, err
+	}
+	out.Close()
+	defer os.Remove(out.Name())
+	c.Args = append([]string{timeBinary, "-f", "%M", "-o", out.Name(), c.Path}, c.Args[1:]...)
+	c.Path = timeBinary
+	runErr := c.Run()
+	b, err := os.ReadFile(out.Name())
+	if err != nil {
+		return 0, err
+	}
+	// The last line is %M, KiB; a line before it may say how c exited.
+	lines := strings.Fields(strings.TrimSpace(string(b)))
+	if len(lines) == 0 {
+		return 0, fmt.Errorf("%s wrote no peak RSS (%v)", timeBinary, runErr)
+	}
+	kib, err := strconv.ParseFloat(lines[len(lines)-1], 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s wrote %q, not a peak RSS (%v)", timeBinary, b, runErr)
+	}
+	return kib * 1024, runErr
+}
+
+// timeBinary is GNU time (Debian's time package, which .ci/run installs).
+const timeBinary = "/usr/bin/time"
 
 // goFigures are the figures that live in one package, from its Go
 // benchmarks: decoding, the UI's tail ingest, creates through the API

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -156,7 +155,8 @@ func tracedHeap(e env, db string) (heapMB, rssBytes float64, err error) {
 	c.Env = append(os.Environ(), "GODEBUG=gctrace=1", "GOGC=100")
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
-	if err := c.Run(); err != nil {
+	rss, err := runMeasured(c)
+	if err != nil {
 		return 0, 0, fmt.Errorf("%v: %s", err, stderr.String())
 	}
 	var live float64
@@ -169,9 +169,5 @@ func tracedHeap(e env, db string) (heapMB, rssBytes float64, err error) {
 	if heapMB == 0 {
 		return 0, 0, errors.New("no garbage collection traced")
 	}
-	ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0, 0, errors.New("no resource usage")
-	}
-	return max(heapMB, 2*live), float64(ru.Maxrss) * 1024, nil
+	return max(heapMB, 2*live), rss, nil
 }
