@@ -13,11 +13,12 @@
 // writes one key a revision, so a recording of Kubernetes is exact). A
 // revision that wrote n keys below the prefix takes n ids: the first key
 // its own revision, the others the ids after it, and every later row is
-// shifted by as many (id = revision + shift, the shift only grows). So are
-// the keys a gap deleted, whose revisions are lost: they are written after
-// the new snapshot. No revision is merged or lost, the order of the writes
-// is kept, and etcdscope_revisions holds etcd's revision of every row, with
-// the time it arrived.
+// shifted by as many (id = revision + shift, the shift only grows). The
+// keys a gap deleted, whose revisions are lost, take ids of the gap that
+// no row holds (the revisions of the writes it lost), and shift the rows
+// after it only when there are too few. No revision is merged or lost, the
+// order of the writes is kept, and etcdscope_revisions holds etcd's
+// revision of every row, with the time it arrived.
 //
 // Snapshot rows are the keys as etcd holds them at the start revision S,
 // each at the id of its last write (its ModRevision): created when that

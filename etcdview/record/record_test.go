@@ -281,7 +281,7 @@ func TestRestartAfterCompactionRecordsAGapAndANewSnapshot(t *testing.T) {
 
 	rec = startRecorder(t, l, path, "/g/", nil)
 	waitRecorded(t, path, "/g/k4", "k4-0")
-	put(t, cli, "/g/k3", "k3-1")
+	after := put(t, cli, "/g/k3", "k3-1")
 	waitRecorded(t, path, "/g/k3", "k3-1")
 	if err := rec.stop(); err != nil {
 		t.Fatal(err)
@@ -297,6 +297,11 @@ func TestRestartAfterCompactionRecordsAGapAndANewSnapshot(t *testing.T) {
 	}
 	if d := f.Description(); !strings.Contains(d, fmt.Sprintf("a gap: revisions %d to", want.From)) {
 		t.Errorf("the file's description does not say its gap: %s", d)
+	}
+	// The deletion takes an id of the gap: after it, ids are etcd's
+	// revisions still.
+	if h := history(t, f, "/g/k3"); h[len(h)-1] != fmt.Sprintf("%d:k3-1", after) {
+		t.Errorf("history /g/k3: %v, want the write after the gap at etcd's revision %d", h, after)
 	}
 	for key, want := range map[string]string{"/g/k1": "k1-0 deleted", "/g/k2": "k2-0 k2-1", "/g/k3": "k3-0 k3-1", "/g/k4": "k4-0"} {
 		var got []string

@@ -48,15 +48,12 @@ func (f *File) snapshot(ctx context.Context, src etcdview.Source, now time.Time)
 	if err != nil {
 		return 0, nil, fmt.Errorf("snapshot of %q: %w", f.prefix, err)
 	}
-	// The rows a taken id put off, then the deletions, whose revisions
-	// are lost: after every row of the snapshot.
+	if err := t.deletions(ctx, m.gone, f.head, rev); err != nil {
+		return 0, nil, err
+	}
+	// The rows a taken id put off: after every row of the snapshot.
 	for _, r := range m.later {
 		if err := t.appendAt(ctx, r, rev); err != nil {
-			return 0, nil, err
-		}
-	}
-	for _, key := range m.gone {
-		if err := t.appendRow(ctx, row{rev: rev, key: key, deleted: true}); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -75,6 +72,53 @@ func (f *File) snapshot(ctx context.Context, src etcdview.Source, now time.Time)
 		return 0, nil, err
 	}
 	return rev, gap, nil
+}
+
+// deletions writes the deletions of keys gone in the gap after the file's
+// head, whose revisions are lost: at ids of the gap's revisions no row
+// holds (the revisions of the writes the gap lost, each a key's), from its
+// end down, so that the ids after the gap stay etcd's revisions; after
+// every row when there are not as many (txns).
+func (t *tx) deletions(ctx context.Context, keys []string, head, rev int64) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	lo, hi := head+t.shift, rev+t.shift
+	rows, err := t.tx.QueryContext(ctx, `SELECT id FROM kine WHERE id > ? AND id <= ?`, lo, hi)
+	if err != nil {
+		return err
+	}
+	taken := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		taken[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	id := hi
+	for _, key := range keys {
+		for id > lo && taken[id] {
+			id--
+		}
+		r := row{rev: rev, key: key, deleted: true}
+		if id <= lo {
+			if err := t.appendRow(ctx, r); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := t.insert(ctx, id, r); err != nil {
+			return err
+		}
+		id--
+	}
+	return nil
 }
 
 // markStart writes kine's compaction row: the file is whole from the
