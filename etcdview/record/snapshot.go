@@ -48,6 +48,9 @@ func (f *File) snapshot(ctx context.Context, src etcdview.Source, now time.Time)
 	if err != nil {
 		return 0, nil, fmt.Errorf("snapshot of %q: %w", f.prefix, err)
 	}
+	if rev < f.head {
+		return 0, nil, fmt.Errorf("etcd is at revision %d, before the recording's %d: another etcd, or one restored from a backup; record it to another file", rev, f.head)
+	}
 	if err := t.deletions(ctx, m.gone, f.head, rev); err != nil {
 		return 0, nil, err
 	}
