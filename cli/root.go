@@ -71,5 +71,6 @@ simulated kubelets and add-ons whose scripted load keeps writes flowing
 	root.AddCommand(newChangesCmd(conn))
 	root.AddCommand(newCheckCmd(conn))
 	root.AddCommand(newRestoreCmd(conn))
+	root.AddCommand(newRecordCmd(conn))
 	return root
 }

@@ -48,6 +48,9 @@ type KineFile struct {
 	indexOnce sync.Once
 	index     keyIndex
 	indexErr  error
+
+	recOnce sync.Once
+	rec     recording // what a recording holds beside kine's table (kinedb_times.go)
 }
 
 // OpenKineFile opens kine's SQLite file read-only, so that nothing of it or
@@ -145,7 +148,7 @@ func kineInternal(name []byte) bool {
 // its write-ahead log, or as of its last checkpoint, with writes left
 // unread. The explorer's header and status say it.
 func (f *KineFile) Description() string {
-	desc := fmt.Sprintf("kine file %s (%s)", f.path, humanize.IBytes(uint64(f.size)))
+	desc := fmt.Sprintf("kine file %s (%s)", f.path, humanize.IBytes(uint64(f.size))) + f.gapsNote()
 	switch {
 	case f.walRead:
 		desc += fmt.Sprintf(" and its write-ahead log (%s), as of revision %d: kine may be running and writing after it",

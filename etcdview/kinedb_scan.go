@@ -189,7 +189,7 @@ func (f *KineFile) Watch(ctx context.Context, prefix string, opts WatchOptions) 
 			if err := rows.Scan(&r.id, &r.name, &r.created, &r.deleted, &r.createRev, &r.prevRev, &r.lease, &r.value, &r.oldValue); err != nil {
 				return kineError(f.path, err)
 			}
-			ev, err := r.event(f.compacted)
+			ev, err := r.event(f.prevFloor())
 			if err != nil {
 				return err
 			}

@@ -77,7 +77,11 @@ func Read(ctx context.Context, src etcdview.Source, d decode.Decoder, r Range, p
 		return w, err
 	}
 	if r.Since > 0 {
-		if err := w.since(ctx, src, d, r, clock, st.CompactRevision); err != nil {
+		recorded, err := w.recordedSince(ctx, src, r)
+		if err == nil && !recorded {
+			err = w.since(ctx, src, d, r, clock, st.CompactRevision)
+		}
+		if err != nil {
 			return w, err
 		}
 	}

@@ -1,0 +1,218 @@
+// Package record writes a recording of an etcd: a SQLite file in kine's
+// schema (the table and indexes kine v0.17.5 creates), so that the one
+// reader of kine's files (etcdview.KineFile, --db) reads it, and kine itself
+// could serve it over the etcd API. It holds a snapshot of a prefix at the
+// revision the recording started, then every change the resuming watch
+// (etcdview.Source.Watch) delivers, one transaction a batch.
+//
+// How revisions become rows. kine's table is a log of one row per revision,
+// its id the revision; etcd writes one key a revision but in a txn, which
+// writes several keys in one revision. A row's id is etcd's revision, so
+// that every revision a recording shows is the one etcd gave and
+// kube-apiserver put in each object's resourceVersion (kube-apiserver
+// writes one key a revision, so a recording of Kubernetes is exact). A
+// revision that wrote n keys below the prefix takes n ids: the first key
+// its own revision, the others the ids after it, and every later row is
+// shifted by as many (id = revision + shift, the shift only grows). The
+// keys a gap deleted, whose revisions are lost, take ids of the gap that
+// no row holds (the revisions of the writes it lost), and shift the rows
+// after it only when there are too few. No revision is merged or lost, the
+// order of the writes is kept, and etcdscope_revisions holds etcd's
+// revision of every row, with the time it arrived.
+//
+// Snapshot rows are the keys as etcd holds them at the start revision S,
+// each at the id of its last write (its ModRevision): created when that
+// write created it, else an update whose create_revision is etcd's and
+// whose previous row is not in the file. The row kine keeps its
+// compaction revision in (compact_rev_key) says S: before it the file holds
+// only the snapshot's rows, as a kine file holds only what compaction left.
+package record
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	_ "modernc.org/sqlite" // registers the driver "sqlite"
+)
+
+// kineSchema is the table and the indexes kine v0.17.5 creates in SQLite
+// (pkg/drivers/sqlite), so that kine and KineFile find what they expect.
+var kineSchema = []string{
+	`CREATE TABLE IF NOT EXISTS kine (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, created INTEGER, deleted INTEGER,
+		create_revision INTEGER, prev_revision INTEGER, lease INTEGER, value BLOB, old_value BLOB)`,
+	`CREATE INDEX IF NOT EXISTS kine_name_index ON kine (name)`,
+	`CREATE INDEX IF NOT EXISTS kine_name_id_index ON kine (name, id)`,
+	`CREATE INDEX IF NOT EXISTS kine_id_deleted_index ON kine (id, deleted)`,
+	`CREATE INDEX IF NOT EXISTS kine_prev_revision_index ON kine (prev_revision)`,
+	`CREATE UNIQUE INDEX IF NOT EXISTS kine_name_prev_revision_uindex ON kine (name, prev_revision)`,
+	`CREATE INDEX IF NOT EXISTS kine_id_compact_rev_key_with_prev_revision_index ON kine (id, name, prev_revision)
+		WHERE name != 'compact_rev_key' AND prev_revision != 0`,
+}
+
+// ownSchema is etcdscope's tables beside kine's, which kine ignores:
+// etcd's revision of each row and when it arrived (NULL for the rows of a
+// snapshot, written before the recording saw them), the gaps, and the
+// recording's own state (its prefix, and the revision it is whole up to).
+var ownSchema = []string{
+	`CREATE TABLE IF NOT EXISTS etcdscope_revisions (id INTEGER PRIMARY KEY, revision INTEGER NOT NULL, unix_nano INTEGER)`,
+	`CREATE TABLE IF NOT EXISTS etcdscope_gaps (from_revision INTEGER NOT NULL, to_revision INTEGER NOT NULL,
+		unix_nano INTEGER NOT NULL, written INTEGER NOT NULL, deleted INTEGER NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS etcdscope_record (name TEXT PRIMARY KEY, value)`,
+}
+
+// File is a recording open for writing, by this process alone.
+type File struct {
+	path   string
+	db     *sql.DB
+	lock   *os.File // flock'ed: a second recorder on the file is refused
+	prefix string
+	// head is the etcd revision the file is whole up to; 0 before its
+	// first snapshot.
+	head int64
+	// last is the largest id, shift the last row's id minus its etcd
+	// revision (see the package comment).
+	last, shift int64
+	// Statements prepared for every transaction (see tx).
+	taken, prev, row, rev *sql.Stmt
+}
+
+// Open opens the recording at path for writing, creating it, or resuming
+// the one there. prefix must be the one the file was recorded with.
+func Open(path, prefix string) (*File, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %w", path, err)
+	}
+	fi, err := os.Stat(abs)
+	fresh := errors.Is(err, os.ErrNotExist)
+	if err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("--out %s is not a regular file", path)
+	}
+	lock, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %w", path, err)
+	}
+	// SQLite locks with fcntl, which flock does not see: this lock is the
+	// recorders' own.
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("--out %s: another etcdscope record writes it", path)
+	}
+	// WAL, as kine runs SQLite: readers (--db) read beside the writer, and a
+	// commit is one append to the log; synchronous=NORMAL loses no commit
+	// to a killed process, only to a power cut.
+	q := "_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)"
+	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: abs, RawQuery: q}).String()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("--out %s: %w", path, err)
+	}
+	// One connection: a transaction and the reads between its writes are
+	// on it, and nothing else writes.
+	db.SetMaxOpenConns(1)
+	f := &File{path: path, db: db, lock: lock, prefix: prefix}
+	err = f.load(context.Background(), fresh)
+	if err == nil {
+		err = f.prepare(context.Background())
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--out %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Close closes the file; SQLite then folds its log into it.
+func (f *File) Close() error {
+	err := f.db.Close()
+	f.lock.Close()
+	return err
+}
+
+// Path is the file's path as given.
+func (f *File) Path() string { return f.path }
+
+// Head is the etcd revision the file is whole up to.
+func (f *File) Head() int64 { return f.head }
+
+// load creates the schema in a new or empty file, or checks that the file
+// is a recording of the same prefix and reads where it stands.
+func (f *File) load(ctx context.Context, fresh bool) error {
+	var tables int
+	if err := f.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'`).Scan(&tables); err != nil {
+		return sqliteError(err)
+	}
+	if fresh || tables == 0 {
+		return f.create(ctx)
+	}
+	var prefix sql.NullString
+	err := f.db.QueryRowContext(ctx, `SELECT value FROM etcdscope_record WHERE name = 'prefix'`).Scan(&prefix)
+	switch {
+	case err != nil && strings.Contains(err.Error(), "no such table"):
+		return errors.New("is an SQLite file but no recording of etcdscope's: refusing to write to it")
+	case errors.Is(err, sql.ErrNoRows):
+		return errors.New("is a recording without its prefix: damaged")
+	case err != nil:
+		return sqliteError(err)
+	case prefix.String != f.prefix:
+		return fmt.Errorf("records the prefix %q, not %q: record it to another file", prefix.String, f.prefix)
+	}
+	var head, last, lastRev sql.NullInt64
+	err = f.db.QueryRowContext(ctx, `SELECT (SELECT value FROM etcdscope_record WHERE name = 'head'), (SELECT MAX(id) FROM kine),
+		(SELECT revision FROM etcdscope_revisions ORDER BY id DESC LIMIT 1)`).Scan(&head, &last, &lastRev)
+	if err != nil {
+		return sqliteError(err)
+	}
+	f.head, f.last = head.Int64, last.Int64
+	if lastRev.Valid {
+		f.shift = f.last - lastRev.Int64
+	}
+	return nil
+}
+
+func (f *File) create(ctx context.Context) error {
+	tx, err := f.db.BeginTx(ctx, nil)
+	if err != nil {
+		return sqliteError(err)
+	}
+	defer tx.Rollback()
+	for _, s := range append(append([]string{}, kineSchema...), ownSchema...) {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return sqliteError(err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO etcdscope_record (name, value) VALUES ('prefix', ?)`, f.prefix); err != nil {
+		return sqliteError(err)
+	}
+	return sqliteError(tx.Commit())
+}
+
+// sqliteError says in one line what SQLite found wrong with the file.
+func sqliteError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := err.Error(); strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed") {
+		return fmt.Errorf("is not an SQLite file, or is damaged: %v", err)
+	}
+	return err
+}
+
+// Size is the bytes of the file and of its write-ahead log.
+func (f *File) Size() int64 {
+	var n int64
+	for _, p := range []string{f.path, f.path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}

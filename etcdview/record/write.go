@@ -1,0 +1,186 @@
+package record
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// row is one revision of one key to write, in etcd's terms.
+type row struct {
+	rev              int64 // etcd's revision
+	key              string
+	created, deleted bool
+	createRev        int64 // etcd's, used when the file holds no live row of the key before
+	lease            int64
+	value            []byte
+	// oldValue is the value before, when the watch brought it; nil takes
+	// it from the key's row before.
+	oldValue []byte
+	at       time.Time // when it arrived; zero for a snapshot's row
+}
+
+// tx is one transaction of the file: a batch, or a snapshot.
+type tx struct {
+	f  *File
+	tx *sql.Tx
+	// last and shift as they will be once committed.
+	last, shift int64
+	// The statements of every row, prepared once for the file: SQLite
+	// would compile each again, which costs as much as running it.
+	taken, prev, row, rev *sql.Stmt
+}
+
+// The statements insert runs, a row at a time.
+const (
+	takenSQL = `SELECT COUNT(*) FROM kine WHERE id = ?`
+	prevSQL  = `SELECT id, created, create_revision, deleted FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`
+	rowSQL   = `INSERT INTO kine (id, name, created, deleted, create_revision, prev_revision, lease, value, old_value)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT value FROM kine WHERE id = ? AND deleted = 0 AND NOT ?)))`
+	revSQL = `INSERT INTO etcdscope_revisions (id, revision, unix_nano) VALUES (?, ?, ?)`
+)
+
+// prepare prepares the statements of insert.
+func (f *File) prepare(ctx context.Context) error {
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		q    string
+	}{{&f.taken, takenSQL}, {&f.prev, prevSQL}, {&f.row, rowSQL}, {&f.rev, revSQL}} {
+		var err error
+		if *p.stmt, err = f.db.PrepareContext(ctx, p.q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *File) begin(ctx context.Context) (*tx, error) {
+	t, err := f.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &tx{f: f, tx: t, last: f.last, shift: f.shift,
+		taken: t.StmtContext(ctx, f.taken), prev: t.StmtContext(ctx, f.prev), row: t.StmtContext(ctx, f.row), rev: t.StmtContext(ctx, f.rev)}, nil
+}
+
+// commit commits the transaction, the file then whole up to etcd's
+// revision head.
+func (t *tx) commit(ctx context.Context, head int64) error {
+	if _, err := t.tx.ExecContext(ctx, `INSERT OR REPLACE INTO etcdscope_record (name, value) VALUES ('head', ?)`, head); err != nil {
+		t.tx.Rollback()
+		return err
+	}
+	if err := t.tx.Commit(); err != nil {
+		return err
+	}
+	t.f.head, t.f.last, t.f.shift = head, t.last, t.shift
+	return nil
+}
+
+func (t *tx) rollback() { t.tx.Rollback() }
+
+// errTaken is a row's own id held by another row: a key of the same
+// revision (a txn).
+var errTaken = errors.New("id taken")
+
+// appendRow writes r after every row: at the id of its revision, or after
+// the last one when that is taken (see the package comment).
+func (t *tx) appendRow(ctx context.Context, r row) error { return t.appendAt(ctx, r, r.rev) }
+
+// appendAt writes r after every row as if its revision were rev: the rows
+// of a snapshot that could not have their own ids, written at its
+// revision.
+func (t *tx) appendAt(ctx context.Context, r row, rev int64) error {
+	id := max(rev+t.shift, t.last+1)
+	if err := t.insert(ctx, id, r); err != nil {
+		return err
+	}
+	t.shift = id - rev
+	return nil
+}
+
+// placeRow writes r at the id of its revision, or fails with errTaken.
+func (t *tx) placeRow(ctx context.Context, r row) error {
+	id := r.rev + t.shift
+	var n int
+	if err := t.taken.QueryRowContext(ctx, id).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return errTaken
+	}
+	return t.insert(ctx, id, r)
+}
+
+// insert writes r at id as kine writes its rows (generic.insertSQL): the
+// previous row of the key is prev_revision (0 when none); an update or a
+// deletion carries that row's create revision (its own id when it was the
+// creation) and, in old_value, its value; a deletion has no value of its
+// own, a creation no create_revision (the reader gives it its id).
+func (t *tx) insert(ctx context.Context, id int64, r row) error {
+	name := storedName(r.key)
+	var prevID, prevCreateRev sql.NullInt64
+	var prevCreated, prevDeleted sql.NullBool
+	err := t.prev.QueryRowContext(ctx, name).Scan(&prevID, &prevCreated, &prevCreateRev, &prevDeleted)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	live := prevID.Valid && !prevDeleted.Bool
+	var createRev any
+	switch {
+	case r.created:
+	case live && prevCreated.Bool:
+		createRev = prevID.Int64
+	case live && prevCreateRev.Int64 != 0:
+		createRev = prevCreateRev.Int64
+	default:
+		createRev = r.createRev
+	}
+	var value, oldValue any
+	if !r.deleted {
+		value = nonNil(r.value)
+	}
+	if r.oldValue != nil {
+		oldValue = r.oldValue
+	}
+	_, err = t.row.ExecContext(ctx, id, name, boolInt(r.created), boolInt(r.deleted), createRev, prevID.Int64, r.lease, value, oldValue, prevID.Int64, r.created)
+	if err != nil {
+		return err
+	}
+	var at any
+	if !r.at.IsZero() {
+		at = r.at.UnixNano()
+	}
+	if _, err := t.rev.ExecContext(ctx, id, r.rev, at); err != nil {
+		return err
+	}
+	t.last = max(t.last, id)
+	return nil
+}
+
+// storedName is the row name of an etcd key. kine keeps its compaction
+// revision in a row named compact_rev_key, the name of the key
+// kube-apiserver compacts with; kine stores that key as
+// compact_rev_key_apiserver, and so does a recording.
+func storedName(key string) string {
+	if key == "compact_rev_key" {
+		return "compact_rev_key_apiserver"
+	}
+	return key
+}
+
+// nonNil is b as a BLOB: an empty value is an empty BLOB, not NULL.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
