@@ -27,9 +27,9 @@ func newKineWalk(w *backWalk) *kineWalk {
 	return &kineWalk{w: w, seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, keys: map[[2]uint64]int{}}
 }
 
-// add adds rec, older than every record before it; name is its key.
-func (k *kineWalk) add(rec ScanRecord, name []byte) error {
-	if !k.count(&rec, name) {
+// add adds rec, older than every record before it.
+func (k *kineWalk) add(rec ScanRecord) error {
+	if !k.count(&rec) {
 		return nil
 	}
 	return k.push(rec, rec.ModRevision)
@@ -38,8 +38,8 @@ func (k *kineWalk) add(rec ScanRecord, name []byte) error {
 // count marks rec Current when it is its key's first, counts it in the
 // version of its key's current record, and says whether it is handed on
 // now rather than held.
-func (k *kineWalk) count(rec *ScanRecord, name []byte) bool {
-	h := [2]uint64{maphash.Bytes(k.seeds[0], name), maphash.Bytes(k.seeds[1], name)}
+func (k *kineWalk) count(rec *ScanRecord) bool {
+	h := [2]uint64{maphash.String(k.seeds[0], rec.Key), maphash.String(k.seeds[1], rec.Key)}
 	i, seen := k.keys[h]
 	created := !rec.Tombstone && rec.CreateRevision == rec.ModRevision
 	switch {
