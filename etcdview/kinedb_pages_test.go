@@ -1,6 +1,8 @@
 package etcdview
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +18,28 @@ func withSQL(t *testing.T, path string) *KineFile {
 	g.paged.close()
 	g.paged = nil
 	return g
+}
+
+// checkpointed is a copy of the kine file at path with the writes of its
+// log, if kine left any there, copied into the file: read with no log,
+// as the pages are read, it holds every write.
+func checkpointed(t *testing.T, path, name string) string {
+	t.Helper()
+	copied := filepath.Join(t.TempDir(), name)
+	for _, ext := range []string{"", "-wal"} {
+		data, err := os.ReadFile(path + ext)
+		if ext != "" && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(copied+ext, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeSQLite(t, copied, "PRAGMA wal_checkpoint(TRUNCATE)")
+	return copied
 }
 
 // indexEntry is one key of a key index and its revisions, compared.
@@ -60,6 +84,7 @@ func TestKinePagesReadWhatSQLReads(t *testing.T) {
 	defer func(n int64) { kineSpan = n }(kineSpan)
 	files := map[string]string{"the fixture": writeKineFixture(t).path, "the small file": smallKineFile(t)}
 	for name, path := range files {
+		path := checkpointed(t, path, "state.db")
 		t.Run(name, func(t *testing.T) {
 			f, g := openKine(t, path), withSQL(t, path)
 			if f.paged == nil || f.paged.byName == 0 || f.paged.byID == 0 {
@@ -92,31 +117,21 @@ func TestKinePagesReadWhatSQLReads(t *testing.T) {
 // table is not kine's exactly is read with SQL alone, as it was before.
 func TestARowKineDoesNotWriteIsReadWithSQL(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	data, err := os.ReadFile(smallKineFile(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := filepath.Join(dir, "state.db")
-	if err := os.WriteFile(bad, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	small := smallKineFile(t)
+	bad := checkpointed(t, small, "state.db")
 	writeSQLite(t, bad, `UPDATE kine SET lease = 'soon' WHERE name = '/registry/configmaps/ns-1/cm-005'`)
 	f := openKine(t, bad)
 	if f.paged == nil {
 		t.Fatal("the file is not read from its pages")
 	}
-	_, err = f.Scan(testCtx(t), "", ScanOptions{}, func([]ScanRecord) error { return nil })
+	_, err := f.Scan(testCtx(t), "", ScanOptions{}, func([]ScanRecord) error { return nil })
 	if err == nil || !strings.HasSuffix(err.Error(), "kine's column lease holds string soon, not what kine writes") {
 		t.Errorf("Scan over the row: %v, want SQL's word on its lease", err)
 	}
 	if got, want := indexEntries(t, f), indexEntries(t, withSQL(t, bad)); len(got) != len(want) {
 		t.Errorf("the key index beside the row: %d keys, SQL's %d", len(got), len(want))
 	}
-	other := filepath.Join(dir, "other.db")
-	if err := os.WriteFile(other, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	other := checkpointed(t, small, "other.db")
 	writeSQLite(t, other, `ALTER TABLE kine ADD COLUMN note TEXT`)
 	g := openKine(t, other)
 	if g.paged != nil {

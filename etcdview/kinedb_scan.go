@@ -55,7 +55,7 @@ func (f *KineFile) walkBack(ctx context.Context, rev int64, key, end string, fn 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	spans := f.readSpans(ctx, rev, oldest.Int64, span, key, end)
-	w := newKineWalk(newBackWalk(ctx, rev, oldest.Int64, fn, report))
+	w := newKineWalk(newBackWalk(ctx, rev, oldest.Int64, fn, report), rev-oldest.Int64+1)
 	for sp := range spans {
 		got := <-sp
 		if got.err != nil {
