@@ -21,10 +21,10 @@ const maxDepth = 20
 // groupBytes is how many bytes of a page's children a walk reads at once.
 const groupBytes = 512 << 10
 
-// MaxLoad is the largest value a walk loads: kine's names and the
+// maxLoad is the largest value a walk loads: kine's names and the
 // columns the caller reads are far smaller, and a record that claims more
 // is read by the caller with SQLite, which streams it.
-const MaxLoad = 64 << 20
+const maxLoad = 64 << 20
 
 // page is one b-tree page: its kind, its cells' offsets and, of an
 // interior page, its right-most child.
@@ -339,7 +339,7 @@ func (f *File) localSize(size int64, table bool) int64 {
 // gather returns the first n bytes of r's payload, read on from its
 // overflow pages as far as n.
 func (w *walk) gather(r *Record, n int64) ([]byte, error) {
-	if n > MaxLoad {
+	if n > maxLoad {
 		return nil, errTooLarge(n)
 	}
 	if w.got == 0 {
@@ -369,5 +369,5 @@ func (w *walk) gather(r *Record, n int64) ([]byte, error) {
 }
 
 func errTooLarge(n int64) error {
-	return fmt.Errorf("%w: a record whose values read take %d bytes, more than %d", ErrUnsupported, n, MaxLoad)
+	return fmt.Errorf("%w: a record whose values read take %d bytes, more than %d", ErrUnsupported, n, maxLoad)
 }

@@ -102,9 +102,6 @@ var ErrUnsupported = errors.New("not read by the page reader")
 // PageSize is the size of each page, in bytes.
 func (f *File) PageSize() int { return f.pageSize }
 
-// Pages is the size of the database, in pages.
-func (f *File) Pages() uint32 { return f.pages }
-
 // checkPage says whether n is a page a b-tree or an overflow chain may
 // point at: one of the file's, and not a pointer-map page of an
 // auto-vacuum file, the first at page 2 and then one every usable/5 + 1

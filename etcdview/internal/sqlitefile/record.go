@@ -35,10 +35,6 @@ const (
 	Blob
 )
 
-func (k Kind) String() string {
-	return [...]string{"NULL", "INTEGER", "REAL", "TEXT", "BLOB"}[k]
-}
-
 // Value is one column of a record. Bytes, of a Text or Blob, is loaded
 // only when asked for (Len is always set), and points into the walk's
 // buffers: it is valid until the callback that got it returns.
