@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/dustin/go-humanize"
+	"github.com/etcdscope/etcdscope/etcdview/internal/sqlitefile"
 	_ "modernc.org/sqlite" // registers the driver "sqlite"
 )
 
@@ -42,6 +43,9 @@ type KineFile struct {
 	// OpenKineFile).
 	walBytes int64
 	walRead  bool
+	// paged reads kine's table and indexes from the file's pages, for the
+	// reads of every row; nil when they are read with SQL (openPages).
+	paged *kinePages
 
 	// The key index is built on the first read that needs it: du and a
 	// replay read the rows in revision order without it.
@@ -92,15 +96,17 @@ func OpenKineFile(path string) (*KineFile, error) {
 		return nil, fmt.Errorf("open kine file %s: %w", path, err)
 	}
 	f.reads = reads{f}
-	if err := f.load(context.Background()); err != nil {
+	ctx := context.Background()
+	if err := f.load(ctx); err != nil {
 		f.db.Close()
 		return nil, kineError(path, err)
 	}
+	f.paged = openPages(ctx, f.db, abs, f.walRead)
 	return f, nil
 }
 
 // Close closes the file.
-func (f *KineFile) Close() error { return f.db.Close() }
+func (f *KineFile) Close() error { return errors.Join(f.db.Close(), f.paged.close()) }
 
 // load checks that the file holds kine's table, and reads its revision,
 // compaction and page counts.
@@ -127,6 +133,8 @@ var errNotKine = errors.New("an SQLite file without kine's table: not k3s' state
 // file, or what SQLite found damaged.
 func kineError(path string, err error) error {
 	switch msg := err.Error(); {
+	case errors.Is(err, sqlitefile.ErrDamaged):
+		return fmt.Errorf("kine file %s is damaged: %v", path, err)
 	case errors.Is(err, errNotKine):
 		return fmt.Errorf("--db %s is %w", path, errNotKine)
 	case strings.Contains(msg, "malformed"), strings.Contains(msg, "not a database"), strings.Contains(msg, "disk I/O error"):

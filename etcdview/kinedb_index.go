@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -25,53 +26,81 @@ func (f *KineFile) keys(ctx context.Context) (*keyIndex, error) {
 // finds them sorted as the key index keeps them: a read of the index
 // alone, a tenth of the table's bytes, with no sort. Whether a revision is
 // a deletion comes from kine's index on (id, deleted), the deletions only.
+// Both are read from the file's pages where they can be (kinePages), else
+// with SQL.
 func (f *KineFile) buildIndex(ctx context.Context) (keyIndex, error) {
 	dead, err := f.deletions(ctx)
 	if err != nil {
 		return keyIndex{}, err
+	}
+	x, err := f.sizedIndex(ctx)
+	if err != nil {
+		return keyIndex{}, err
+	}
+	b := indexBuild{x: x, dead: dead}
+	if f.paged != nil {
+		err := f.paged.names(ctx, b.add)
+		if !errors.Is(err, errNotPaged) {
+			b.x.closeEntry()
+			return b.x, err
+		}
+		// x is as it was: what the walk added went to b's copy.
+		b = indexBuild{x: x, dead: dead}
 	}
 	rows, err := f.db.QueryContext(ctx, `SELECT name, id FROM kine ORDER BY name, id`)
 	if err != nil {
 		return keyIndex{}, err
 	}
 	defer rows.Close()
-	x, err := f.sizedIndex(ctx)
-	if err != nil {
-		return keyIndex{}, err
-	}
-	var last []byte
 	for rows.Next() {
 		var name sql.RawBytes
 		var id int64
 		if err := rows.Scan(&name, &id); err != nil {
 			return keyIndex{}, err
 		}
-		// A row without a name is no key kine serves: its ranges compare
-		// names, which NULL never matches.
-		if name == nil || kineInternal(name) {
-			continue
+		if err := b.add(name, id); err != nil {
+			return keyIndex{}, err
 		}
-		if len(x.revs) == math.MaxInt32 {
-			return keyIndex{}, fmt.Errorf("more than %d revisions: more than an index in memory can hold", math.MaxInt32)
-		}
-		if len(x.entries) == 0 || !bytes.Equal(name, last) {
-			// SQLite orders text and blobs apart: a name stored as a blob
-			// would come again out of order.
-			if len(x.entries) > 0 && bytes.Compare(name, last) < 0 {
-				return keyIndex{}, fmt.Errorf("row %d: name %q out of order after %q: names not all stored as text", id, name, last)
-			}
-			x.closeEntry()
-			x.entries = append(x.entries, keyEntry{key: x.arena.add(name)})
-			last = append(last[:0], name...)
-		}
-		_, tomb := slices.BinarySearch(dead, id)
-		x.revs = append(x.revs, revision{main: id, tombstone: tomb})
 	}
 	if err := rows.Err(); err != nil {
 		return keyIndex{}, err
 	}
-	x.closeEntry()
-	return x, nil
+	b.x.closeEntry()
+	return b.x, nil
+}
+
+// indexBuild is a key index being built from kine's rows in name, then
+// id order.
+type indexBuild struct {
+	x    keyIndex
+	dead []int64 // the ids of the deletions, in order
+	last []byte
+}
+
+// add adds the row id of name.
+func (b *indexBuild) add(name []byte, id int64) error {
+	x := &b.x
+	// A row without a name is no key kine serves: its ranges compare
+	// names, which NULL never matches.
+	if name == nil || kineInternal(name) {
+		return nil
+	}
+	if len(x.revs) == math.MaxInt32 {
+		return fmt.Errorf("more than %d revisions: more than an index in memory can hold", math.MaxInt32)
+	}
+	if len(x.entries) == 0 || !bytes.Equal(name, b.last) {
+		// SQLite orders text and blobs apart: a name stored as a blob
+		// would come again out of order.
+		if len(x.entries) > 0 && bytes.Compare(name, b.last) < 0 {
+			return fmt.Errorf("row %d: name %q out of order after %q: names not all stored as text", id, name, b.last)
+		}
+		x.closeEntry()
+		x.entries = append(x.entries, keyEntry{key: x.arena.add(name)})
+		b.last = append(b.last[:0], name...)
+	}
+	_, tomb := slices.BinarySearch(b.dead, id)
+	x.revs = append(x.revs, revision{main: id, tombstone: tomb})
+	return nil
 }
 
 // sizedIndex is an empty index with room for every row of the file: the
@@ -98,6 +127,12 @@ func (x *keyIndex) closeEntry() {
 
 // deletions are the ids of the rows that delete their key, in order.
 func (f *KineFile) deletions(ctx context.Context) ([]int64, error) {
+	if f.paged != nil {
+		ids, err := f.paged.deletions(ctx)
+		if !errors.Is(err, errNotPaged) {
+			return ids, err
+		}
+	}
 	rows, err := f.db.QueryContext(ctx, `SELECT id FROM kine WHERE deleted != 0 ORDER BY id`)
 	if err != nil {
 		return nil, err

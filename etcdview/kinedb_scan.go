@@ -3,6 +3,7 @@ package etcdview
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 )
 
@@ -54,14 +55,14 @@ func (f *KineFile) walkBack(ctx context.Context, rev int64, key, end string, fn 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	spans := f.readSpans(ctx, rev, oldest.Int64, span, key, end)
-	w := newKineWalk(newBackWalk(ctx, rev, oldest.Int64, fn, report))
+	w := newKineWalk(newBackWalk(ctx, rev, oldest.Int64, fn, report), rev-oldest.Int64+1)
 	for sp := range spans {
 		got := <-sp
 		if got.err != nil {
 			return got.err
 		}
 		for _, r := range got.rows {
-			if err := w.add(r.rec, r.name); err != nil {
+			if err := w.add(r.rec); err != nil {
 				return err
 			}
 		}
@@ -77,17 +78,14 @@ var kineSpan int64 = 8192
 
 const kineReaders = 2
 
-// spanRows are the records of one span of ids, newest first, with their
-// names, or why they could not be read.
+// spanRows are the records of one span of ids, newest first, or why they
+// could not be read.
 type spanRows struct {
 	rows []spanRow
 	err  error
 }
 
-type spanRow struct {
-	rec  ScanRecord
-	name []byte
-}
+type spanRow struct{ rec ScanRecord }
 
 // readSpans reads the spans of ids from rev down to oldest, span ids each,
 // and sends, in order, a channel per span that gets its rows once read.
@@ -125,15 +123,26 @@ func (f *KineFile) readSpans(ctx context.Context, rev, oldest, span int64, key, 
 	return out
 }
 
-// readSpan reads the records of [key, end) whose ids are in (lo, hi].
+// readSpan reads the records of [key, end) whose ids are in (lo, hi],
+// from the file's pages where it can (kinePages), else with SQL.
 func (f *KineFile) readSpan(ctx context.Context, hi, lo int64, key, end string) (got spanRows) {
+	// A span's ids are rows but for gaps: the slice is not grown again.
+	got.rows = make([]spanRow, 0, min(hi-lo, kineSpan))
+	if f.paged != nil {
+		err := f.paged.span(ctx, hi, lo, key, end, &got)
+		if !errors.Is(err, errNotPaged) {
+			if err != nil {
+				return spanRows{err: kineError(f.path, err)}
+			}
+			return got
+		}
+		got.rows = got.rows[:0]
+	}
 	rows, err := f.db.QueryContext(ctx, `SELECT id, name, created, deleted, create_revision, lease, octet_length(value) FROM kine WHERE id <= ? AND id > ? ORDER BY id DESC`, hi, lo)
 	if err != nil {
 		return spanRows{err: kineError(f.path, err)}
 	}
 	defer rows.Close()
-	// A span's ids are rows but for gaps: the slice is not grown again.
-	got.rows = make([]spanRow, 0, min(hi-lo, kineSpan))
 	for rows.Next() {
 		var r kineRow
 		var size any
@@ -147,7 +156,7 @@ func (f *KineFile) readSpan(ctx context.Context, hi, lo int64, key, end string) 
 		if !inRange(rec.Key, key, end) || kineInternal(name) {
 			continue
 		}
-		got.rows = append(got.rows, spanRow{rec, name})
+		got.rows = append(got.rows, spanRow{rec})
 	}
 	if err := rows.Err(); err != nil {
 		return spanRows{err: kineError(f.path, err)}

@@ -1,0 +1,335 @@
+package etcdview
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/etcdscope/etcdscope/etcdview/internal/sqlitefile"
+)
+
+// kinePages reads kine's table and two of its indexes straight from the
+// file's pages, for the reads that touch every row (the key index and the
+// scan): modernc.org/sqlite steps about 1 µs a row, ten times SQLite's
+// own, and those reads took 80-90% of ls -l's and du's time. SQL stays the
+// reference (the tests read each file both ways) and the way of every
+// other read, and of these ones wherever the pages cannot be trusted to
+// say what SQL would: a row of a type kine does not write, a schema other
+// than kine's, a file read with its write-ahead log.
+type kinePages struct {
+	fh    *os.File
+	file  *sqlitefile.File
+	table uint32
+	// byName is the root of an index on (name) or (name, id), whose
+	// entries end with the rowid; byID one on (id, deleted). 0: none.
+	byName, byID uint32
+}
+
+// errNotPaged says a read from the pages met what only SQL reads as kine
+// expects it: the read is made again with SQL.
+var errNotPaged = errors.New("read with SQL")
+
+// kineColumns are kine's table's columns, in the order of its CREATE
+// TABLE (kine's sqlite driver): the order of each row's record.
+var kineColumns = []string{"id", "name", "created", "deleted", "create_revision", "prev_revision", "lease", "value", "old_value"}
+
+// The columns' places in a row's record.
+const (
+	colID = iota
+	colName
+	colCreated
+	colDeleted
+	colCreateRev
+	colPrevRev
+	colLease
+	colValue
+)
+
+// openPages opens the file's pages for reading when SQLite reads the same
+// bytes (no write-ahead log read), and its schema is kine's as SQLite
+// says it: the table with a rowid whose id is that rowid, and indexes
+// over it in binary order. nil when not: SQL reads everything.
+func openPages(ctx context.Context, db *sql.DB, path string, walRead bool) *kinePages {
+	if walRead {
+		return nil
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	p, err := pagesOf(ctx, db, fh)
+	if err != nil {
+		fh.Close()
+		return nil
+	}
+	return p
+}
+
+func pagesOf(ctx context.Context, db *sql.DB, fh *os.File) (*kinePages, error) {
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	file, err := sqlitefile.Open(fh, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKineTable(ctx, db); err != nil {
+		return nil, err
+	}
+	objs, err := file.Schema()
+	if err != nil {
+		return nil, err
+	}
+	p := &kinePages{fh: fh, file: file}
+	for _, o := range objs {
+		switch {
+		case o.Type == "table" && o.Name == "kine":
+			p.table = o.Root
+		case o.Type != "index" || o.Table != "kine" || o.Root == 0:
+		default:
+			cols, err := indexColumns(ctx, db, o.Name)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case slices.Equal(cols, []string{"name"}), slices.Equal(cols, []string{"name", "id"}):
+				p.byName = o.Root
+			case slices.Equal(cols, []string{"id", "deleted"}):
+				p.byID = o.Root
+			}
+		}
+	}
+	if p.table == 0 {
+		return nil, errNotPaged
+	}
+	return p, nil
+}
+
+// checkKineTable says whether kine's table is a rowid table of kine's
+// columns, in kine's order, its id the rowid (an INTEGER PRIMARY KEY).
+func checkKineTable(ctx context.Context, db *sql.DB) error {
+	var withoutRowid int
+	if err := db.QueryRowContext(ctx, `SELECT wr FROM pragma_table_list WHERE name = 'kine' AND schema = 'main'`).Scan(&withoutRowid); err != nil {
+		return err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name, type, pk FROM pragma_table_info('kine') ORDER BY cid`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name, typ string
+		var pk int
+		if err := rows.Scan(&name, &typ, &pk); err != nil {
+			return err
+		}
+		if (name == "id") != (pk == 1 && strings.EqualFold(typ, "INTEGER")) {
+			return errNotPaged
+		}
+		names = append(names, name)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if withoutRowid != 0 || !slices.Equal(names, kineColumns) {
+		return errNotPaged
+	}
+	return nil
+}
+
+// indexColumns are the key columns of the index, or nil when its entries
+// are not in the order of the columns' bytes: partial, on an expression,
+// descending or of another collation than BINARY.
+func indexColumns(ctx context.Context, db *sql.DB, index string) ([]string, error) {
+	var partial int
+	if err := db.QueryRowContext(ctx, `SELECT partial FROM pragma_index_list('kine') WHERE name = ?`, index).Scan(&partial); err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name, desc, coll FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno`, index)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []string
+	plain := partial == 0
+	for rows.Next() {
+		var name sql.NullString
+		var desc int
+		var coll string
+		if err := rows.Scan(&name, &desc, &coll); err != nil {
+			return nil, err
+		}
+		plain = plain && name.Valid && desc == 0 && coll == "BINARY"
+		cols = append(cols, name.String)
+	}
+	if !plain {
+		return nil, rows.Err()
+	}
+	return cols, rows.Err()
+}
+
+func (p *kinePages) close() error {
+	if p == nil {
+		return nil
+	}
+	return p.fh.Close()
+}
+
+// integer is v as SQL reads an INTEGER column of kine's (NULL is 0), or
+// errNotPaged for a value of another type, whose message SQL's read says.
+func integer(v sqlitefile.Value) (int64, error) {
+	switch v.Kind {
+	case sqlitefile.Integer:
+		return v.Int, nil
+	case sqlitefile.Null:
+		return 0, nil
+	}
+	return 0, errNotPaged
+}
+
+// names walks the index on names: each entry's name (nil when NULL) and
+// rowid, in the order of SQL's `ORDER BY name, id`.
+func (p *kinePages) names(ctx context.Context, fn func(name []byte, id int64) error) error {
+	if p.byName == 0 {
+		return errNotPaged
+	}
+	var c canceled
+	return p.file.Index(p.byName, func(r *sqlitefile.Record) error {
+		if err := c.check(ctx); err != nil {
+			return err
+		}
+		n := r.Columns()
+		if n < 2 {
+			return errNotPaged
+		}
+		name, err := r.Column(0, true)
+		if err != nil {
+			return err
+		}
+		id, err := r.Column(n-1, false)
+		if err != nil {
+			return err
+		}
+		if id.Kind != sqlitefile.Integer {
+			return errNotPaged
+		}
+		switch name.Kind {
+		case sqlitefile.Null:
+			return fn(nil, id.Int)
+		case sqlitefile.Text, sqlitefile.Blob:
+			return fn(name.Bytes, id.Int)
+		}
+		return errNotPaged
+	})
+}
+
+// deletions are the ids of the rows that delete their key, in order, from
+// the index on (id, deleted), as SQL's `deleted != 0` picks them: NULL is
+// not, a text or blob always is.
+func (p *kinePages) deletions(ctx context.Context) ([]int64, error) {
+	if p.byID == 0 {
+		return nil, errNotPaged
+	}
+	var ids []int64
+	var c canceled
+	err := p.file.Index(p.byID, func(r *sqlitefile.Record) error {
+		if err := c.check(ctx); err != nil {
+			return err
+		}
+		id, err := r.Column(0, false)
+		if err != nil {
+			return err
+		}
+		del, err := r.Column(1, false)
+		if err != nil {
+			return err
+		}
+		if id.Kind != sqlitefile.Integer {
+			return errNotPaged
+		}
+		switch del.Kind {
+		case sqlitefile.Null:
+			return nil
+		case sqlitefile.Integer:
+			if del.Int == 0 {
+				return nil
+			}
+		case sqlitefile.Float:
+			if del.Float == 0 {
+				return nil
+			}
+		}
+		ids = append(ids, id.Int)
+		return nil
+	})
+	return ids, err
+}
+
+// span reads the records of [key, end) whose ids are in (lo, hi], newest
+// first, as readSpan's SQL does.
+func (p *kinePages) span(ctx context.Context, hi, lo int64, key, end string, got *spanRows) error {
+	var c canceled
+	return p.file.Table(p.table, lo+1, hi, true, func(r *sqlitefile.Record) error {
+		if err := c.check(ctx); err != nil {
+			return err
+		}
+		// An INTEGER PRIMARY KEY is the rowid, and its column NULL.
+		if v, err := r.Column(colID, false); err != nil || v.Kind != sqlitefile.Null {
+			return cmp.Or(err, errNotPaged)
+		}
+		name, err := r.Column(colName, true)
+		if err != nil {
+			return err
+		}
+		value, err := r.Column(colValue, false)
+		if err != nil {
+			return err
+		}
+		if !bytesOrNull(name) || !bytesOrNull(value) {
+			return errNotPaged
+		}
+		var ints [4]int64
+		for i, c := range []int{colCreated, colDeleted, colCreateRev, colLease} {
+			v, err := r.Column(c, false)
+			if err != nil {
+				return err
+			}
+			if ints[i], err = integer(v); err != nil {
+				return err
+			}
+		}
+		rec := ScanRecord{Key: string(name.Bytes), ModRevision: r.Rowid, CreateRevision: ints[2], Lease: ints[3],
+			Size: int64(len(name.Bytes)) + value.Len, Tombstone: ints[1] != 0, Retained: true}
+		if !inRange(rec.Key, key, end) || kineInternal(name.Bytes) {
+			return nil
+		}
+		if ints[0] != 0 {
+			rec.CreateRevision = rec.ModRevision
+		}
+		got.rows = append(got.rows, spanRow{rec})
+		return nil
+	})
+}
+
+// bytesOrNull says whether v is of a type SQL reads as kine's bytes: a
+// BLOB (what kine binds), TEXT, or NULL (none).
+func bytesOrNull(v sqlitefile.Value) bool {
+	return v.Kind == sqlitefile.Blob || v.Kind == sqlitefile.Text || v.Kind == sqlitefile.Null
+}
+
+// canceled checks a walk's context every few thousand rows: a walk of a
+// file of GBs ends soon after its command is interrupted.
+type canceled struct{ rows int }
+
+func (c *canceled) check(ctx context.Context) error {
+	if c.rows++; c.rows%4096 == 0 {
+		return ctx.Err()
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package etcdview
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// withSQL is the file opened again with its pages unread: every read is
+// SQL's, the reference the page reader is held to.
+func withSQL(t *testing.T, path string) *KineFile {
+	t.Helper()
+	g := openKine(t, path)
+	g.paged.close()
+	g.paged = nil
+	return g
+}
+
+// checkpointed is a copy of the kine file at path with the writes of its
+// log, if kine left any there, copied into the file: read with no log,
+// as the pages are read, it holds every write.
+func checkpointed(t *testing.T, path, name string) string {
+	t.Helper()
+	copied := filepath.Join(t.TempDir(), name)
+	for _, ext := range []string{"", "-wal"} {
+		data, err := os.ReadFile(path + ext)
+		if ext != "" && errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(copied+ext, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeSQLite(t, copied, "PRAGMA wal_checkpoint(TRUNCATE)")
+	return copied
+}
+
+// indexEntry is one key of a key index and its revisions, compared.
+type indexEntry struct {
+	key  string
+	revs []revision
+}
+
+func indexEntries(t *testing.T, f *KineFile) []indexEntry {
+	t.Helper()
+	x, err := f.keys(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]indexEntry, x.len())
+	for i := range out {
+		out[i] = indexEntry{x.key(i), x.revisions(i)}
+	}
+	return out
+}
+
+// scanInOrder is every record a scan below prefix hands on, in its order.
+func scanInOrder(t *testing.T, f *KineFile, prefix string) []ScanRecord {
+	t.Helper()
+	var recs []ScanRecord
+	_, err := f.Scan(testCtx(t), prefix, ScanOptions{}, func(b []ScanRecord) error {
+		recs = append(recs, b...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// TestKinePagesReadWhatSQLReads reads files a real kine wrote (history,
+// deletions, a compaction; values spilling onto overflow pages) from
+// their pages and with SQL: the same key index, every key with every
+// revision and deletion, and the same scan records, in spans of every
+// size, below every prefix. Not parallel: it sets kineSpan.
+func TestKinePagesReadWhatSQLReads(t *testing.T) {
+	defer func(n int64) { kineSpan = n }(kineSpan)
+	files := map[string]string{"the fixture": writeKineFixture(t).path, "the small file": smallKineFile(t)}
+	for name, path := range files {
+		path := checkpointed(t, path, "state.db")
+		t.Run(name, func(t *testing.T) {
+			f, g := openKine(t, path), withSQL(t, path)
+			if f.paged == nil || f.paged.byName == 0 || f.paged.byID == 0 {
+				t.Fatalf("kine's file is not read from its pages: %+v", f.paged)
+			}
+			got, want := indexEntries(t, f), indexEntries(t, g)
+			if len(want) < 10 || !slices.EqualFunc(got, want, func(a, b indexEntry) bool { return a.key == b.key && slices.Equal(a.revs, b.revs) }) {
+				t.Errorf("the key index: %d keys from the pages, %d with SQL, differing", len(got), len(want))
+			}
+			dead, err := f.deletions(testCtx(t))
+			deadSQL, errSQL := g.deletions(testCtx(t))
+			if err != nil || errSQL != nil || len(deadSQL) == 0 || !slices.Equal(dead, deadSQL) {
+				t.Errorf("deletions: %v, %v from the pages; %v, %v with SQL", dead, err, deadSQL, errSQL)
+			}
+			for _, span := range []int64{1, 7, 8192} {
+				kineSpan = span
+				for _, prefix := range []string{"", "/registry/", kineCMs, "/registry/leases/", "/nothing/"} {
+					got, want := scanInOrder(t, f, prefix), scanInOrder(t, g, prefix)
+					if !slices.Equal(got, want) || prefix == kineCMs && len(want) == 0 {
+						t.Errorf("Scan(%q) in spans of %d: %d records from the pages, %d with SQL, differing", prefix, span, len(got), len(want))
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestARowKineDoesNotWriteIsReadWithSQL: a row whose lease is text is
+// read with SQL, whose scan says what is wrong with it, and a file whose
+// table is not kine's exactly is read with SQL alone, as it was before.
+func TestARowKineDoesNotWriteIsReadWithSQL(t *testing.T) {
+	t.Parallel()
+	small := smallKineFile(t)
+	bad := checkpointed(t, small, "state.db")
+	writeSQLite(t, bad, `UPDATE kine SET lease = 'soon' WHERE name = '/registry/configmaps/ns-1/cm-005'`)
+	f := openKine(t, bad)
+	if f.paged == nil {
+		t.Fatal("the file is not read from its pages")
+	}
+	_, err := f.Scan(testCtx(t), "", ScanOptions{}, func([]ScanRecord) error { return nil })
+	if err == nil || !strings.HasSuffix(err.Error(), "kine's column lease holds string soon, not what kine writes") {
+		t.Errorf("Scan over the row: %v, want SQL's word on its lease", err)
+	}
+	if got, want := indexEntries(t, f), indexEntries(t, withSQL(t, bad)); len(got) != len(want) {
+		t.Errorf("the key index beside the row: %d keys, SQL's %d", len(got), len(want))
+	}
+	other := checkpointed(t, small, "other.db")
+	writeSQLite(t, other, `ALTER TABLE kine ADD COLUMN note TEXT`)
+	g := openKine(t, other)
+	if g.paged != nil {
+		t.Error("a table of another column than kine's is read from its pages")
+	}
+	if recs := scanInOrder(t, g, kineCMs); len(recs) == 0 {
+		t.Error("a table of another column than kine's: no record read with SQL")
+	}
+}
