@@ -242,7 +242,8 @@ type Batch struct {
 	// a fault, a leader change, revisions lost to compaction. "" for an
 	// ordinary batch.
 	Note string
-	// Gap is set when changes below the prefix were lost: etcd compacted
+	// Gap is set when changes below the prefix were lost, or may have
+	// been (deletions that could not be checked): etcd compacted
 	// revisions the watch had still to deliver while its stream was cut.
 	// The batches that follow bring each key written in the gap that
 	// still exists, as of its last write.
@@ -260,7 +261,8 @@ type Gap struct {
 	// and still exist; they follow as events, without Prev.
 	Written int
 	// Deleted is how many keys below the prefix before the span were gone
-	// after it; -1 when the watch had not counted them before.
+	// after it; -1 when the watch had not counted them before, and
+	// deletions may have been lost unseen.
 	Deleted int64
 }
 
