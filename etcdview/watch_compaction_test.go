@@ -155,7 +155,7 @@ func TestWatchOnAQuietPrefixGoesOnAfterCompactionAndARestart(t *testing.T) {
 		}
 		waitClosed(t, gc.counted, "the watch's key count")
 		if ordered {
-			r.until(func(b Batch) bool { return b.Progress && b.Revision >= head })
+			r.until(func(b Batch) bool { return b.Delivered >= head })
 		}
 		compact(t, e.Client, head)
 		if err := e.Restart(); err != nil {
