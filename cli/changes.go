@@ -37,7 +37,9 @@ A deletion's author is recorded nowhere in etcd.
 etcd stores no time. The times of revisions are estimates, marked ≈, ≥ or
 ≤, from the times the objects themselves record: Leases' renew times,
 managedFields times, creation and Event timestamps. A writer's time is the
-one its managedFields entry records, by the API server's clock. --since 10m (the default) starts the window at the
+one its managedFields entry records, by the API server's clock. On a
+recording (etcdscope record) --since uses the times its revisions arrived
+at, and the window's ends are at those. --since 10m (the default) starts the window at the
 revision estimated ten minutes ago, found by a binary search on the most
 often renewed Lease (a read per step, about 20 for a million revisions);
 --from-rev A starts it at revision A. When etcd has compacted the start, the
@@ -181,6 +183,14 @@ func printChanges(out io.Writer, p cmdutil.Palette, prefix string, w changes.Win
 	return tw.Flush()
 }
 
+// timesFrom says where the times of the window's ends come from.
+func timesFrom(w changes.Window) string {
+	if w.Recorded {
+		return "the times the recording received these revisions"
+	}
+	return "times are estimates, from the times objects record"
+}
+
 // windowLines say which revisions the window covers, their estimated
 // times, and how it was found.
 func windowLines(prefix string, w changes.Window) []string {
@@ -190,7 +200,7 @@ func windowLines(prefix string, w changes.Window) []string {
 	}
 	lines := []string{
 		fmt.Sprintf("%s (head %d), %s: %d changes", w.Span(), w.Head, below, w.Events),
-		fmt.Sprintf("From %s to %s: times are estimates, from the times objects record", w.Times.At(w.From), w.Times.At(w.To)),
+		fmt.Sprintf("From %s to %s: %s", w.Times.At(w.From), w.Times.At(w.To), timesFrom(w)),
 	}
 	if w.Since != "" {
 		lines = append(lines, "Window "+w.Since)

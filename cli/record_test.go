@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,9 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
+	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	"github.com/etcdscope/etcdscope/etcdview/record"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -200,5 +204,46 @@ func TestRecordRefusesWithALine(t *testing.T) {
 		if msg := runFails(t, tc.args...); !strings.Contains(msg, tc.want) {
 			t.Errorf("etcdscope %s: %s, want %q", strings.Join(tc.args, " "), msg, tc.want)
 		}
+	}
+}
+
+// TestChangesOnARecordingSaysItsTimesAreTheRecordings: the header of
+// changes --since on a recording gives the window's ends at the times the
+// recorder received them, and says so; live, the same window's times are
+// estimates, and the header says that.
+func TestChangesOnARecordingSaysItsTimesAreTheRecordings(t *testing.T) {
+	e := etcdtest.Start(t, etcdtest.Options{})
+	cli := e.Client(t)
+	before := etcdviewtest.Put(t, cli, etcdviewtest.ConfigMap("before"))
+	path := filepath.Join(t.TempDir(), "rec.db")
+	f, err := record.Open(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := etcdview.Connect(t.Context(), etcdview.Config{Endpoints: []string{e.Endpoint}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx, l, record.Options{}) }()
+	// A write after the snapshot, whose arrival the recorder writes down.
+	waitFor(t, 30*time.Second, "the snapshot", func() bool { return recordedHead(path) >= before })
+	from := etcdviewtest.Put(t, cli, etcdviewtest.ConfigMap("during"))
+	waitFor(t, 30*time.Second, "the write recorded", func() bool { return recordedHead(path) >= from })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	recorded := strings.Split(run(t, "changes", "--db", path, "--since", "1h"), "\n")
+	if len(recorded) < 2 || !strings.HasSuffix(recorded[1], ": the times the recording received these revisions") {
+		t.Errorf("the recording's header does not say its times are the recording's:\n%s", strings.Join(recorded, "\n"))
+	}
+	live := strings.Split(run(t, "changes", "--endpoints", e.Endpoint, "--from-rev", fmt.Sprint(from)), "\n")
+	if len(live) < 2 || !strings.HasSuffix(live[1], ": times are estimates, from the times objects record") {
+		t.Errorf("the live header does not say its times are estimates:\n%s", strings.Join(live, "\n"))
 	}
 }

@@ -28,7 +28,12 @@ func replayFile(ctx context.Context, path string, b revBounds, prefix string, op
 	out := make(chan Batch, 16)
 	go func() {
 		defer close(out)
+		// A file's replay is whole and in revision order, each batch one
+		// revision: every batch but an error is delivered up to its own.
 		send := func(b Batch) bool {
+			if b.Err == nil {
+				b.Delivered = b.Revision
+			}
 			select {
 			case out <- b:
 				return true

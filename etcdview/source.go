@@ -233,16 +233,29 @@ type Event struct {
 // the head moved with nothing to report, or an error.
 type Batch struct {
 	Events []Event
-	// Revision is the store's revision when the batch was sent; every change
-	// up to it below the prefix has been delivered.
+	// Revision is the store's revision when the batch was sent, the head.
+	// A live watch may still have changes before it on their way (etcd
+	// stamps a catching-up watch's responses with its current revision),
+	// so it is not a resume point: Delivered is.
 	Revision int64
-	// Progress is true when the batch only moves the head: nothing changed.
+	// Delivered is the revision up to which the watch has delivered every
+	// change below the prefix, in this batch or before it: a watch from
+	// Delivered+1 misses nothing and repeats nothing. It moves on events
+	// and on progress notifications that etcd sends only after every event
+	// before their revision, never on a response whose events were all
+	// delivered already. 0 in a gap's batches (Gap says what was lost) and
+	// in an error batch.
+	Delivered int64
+	// Progress is true when the batch brings no event and no note: the
+	// head moved, or a response brought only events delivered before;
+	// Delivered says whether the watch got any further.
 	Progress bool
 	// Note says what happened to the stream in plain words: a resume after
 	// a fault, a leader change, revisions lost to compaction. "" for an
 	// ordinary batch.
 	Note string
-	// Gap is set when changes below the prefix were lost: etcd compacted
+	// Gap is set when changes below the prefix were lost, or may have
+	// been (deletions that could not be checked): etcd compacted
 	// revisions the watch had still to deliver while its stream was cut.
 	// The batches that follow bring each key written in the gap that
 	// still exists, as of its last write.
@@ -260,7 +273,8 @@ type Gap struct {
 	// and still exist; they follow as events, without Prev.
 	Written int
 	// Deleted is how many keys below the prefix before the span were gone
-	// after it; -1 when the watch had not counted them before.
+	// after it; -1 when the watch had not counted them before, and
+	// deletions may have been lost unseen.
 	Deleted int64
 }
 

@@ -280,6 +280,7 @@ func (w *liveWatch) batch(resp clientv3.WatchResponse) Batch {
 		w.next = max(w.next, resp.Header.Revision+1)
 	}
 	b.Progress = len(b.Events) == 0 && b.Note == ""
+	b.Delivered = max(w.next-1, 0)
 	return b
 }
 

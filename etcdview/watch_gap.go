@@ -24,7 +24,10 @@ const gapPage = 5000
 // key count kept since before the gap, as compaction drops tombstones and
 // nothing else shows that a deleted key was there (mvcc's keyIndex.compact).
 // A key both created and deleted in the gap leaves no trace at all. The gap
-// is marked only when changes were lost; the watch goes on from c+1.
+// is marked (a Batch with Gap) when changes were lost or may have been: a
+// gap whose deletions could not be checked is one, for a consumer that can
+// find them (the recorder compares its keys with etcd's); only a gap known
+// to have changed nothing is a note alone. The watch goes on from c+1.
 func (w *liveWatch) fillGap(ctx context.Context, c int64) error {
 	w.keys.wait(ctx)
 	written, total, created, err := w.writtenSince(ctx, c)
@@ -43,7 +46,7 @@ func (w *liveWatch) fillGap(ctx context.Context, c int64) error {
 	if !atCompaction {
 		w.addNote(gapNote(from, c, describeRange(w.key, w.end), len(written), deleted))
 	}
-	if !atCompaction && (len(written) > 0 || deleted > 0) {
+	if !atCompaction && (len(written) > 0 || deleted != 0) {
 		b := Batch{Revision: c, Note: w.note, Gap: &Gap{From: from, To: c, Written: len(written), Deleted: deleted}}
 		if !w.send(ctx, b) {
 			return ctx.Err()

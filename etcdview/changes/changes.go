@@ -70,6 +70,10 @@ type Window struct {
 	// Times are what the Leases at the head and the window's values say
 	// of time.
 	Times *TimeMap
+	// Recorded says that Times holds the window's ends at the times a
+	// recording received their revisions (etcdscope record): theirs are
+	// not estimates.
+	Recorded bool
 
 	Events int
 	Counts Counts

@@ -187,7 +187,7 @@ func clockRead(ctx context.Context, src etcdview.Source, d decode.Decoder, key s
 }
 
 // watch adds the window's events: a watch from w.From, ended after w.To. A live watch never ends by itself: it ends at an event after w.To,
-// or when a progress notification says etcd has sent everything up to it.
+// or when the watch has delivered everything up to it (Batch.Delivered).
 func (w *Window) watch(ctx context.Context, src etcdview.Source, prefix string, p *Progress) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -218,7 +218,9 @@ func (w *Window) watch(ctx context.Context, src etcdview.Source, prefix string, 
 			}
 			w.add(ev)
 		}
-		if b.Progress && b.Revision >= w.To {
+		// Not Revision, the head: a response of events delivered
+		// before carries it too, with the window's still on their way.
+		if b.Delivered >= w.To {
 			return nil
 		}
 		if n := len(b.Events); n > 0 && b.Events[n-1].KV.ModRevision == w.To {

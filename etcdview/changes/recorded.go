@@ -40,6 +40,7 @@ func (w *Window) recordedSince(ctx context.Context, src etcdview.Source, r Range
 	w.From = from
 	// The window's ends at the times they arrived: the revisions between
 	// are placed by revision, as between the times objects record.
+	w.Recorded = true
 	for _, rev := range []int64{from, w.To} {
 		at, ok, err := rt.TimeOf(ctx, rev)
 		if err != nil {
@@ -48,6 +49,7 @@ func (w *Window) recordedSince(ctx context.Context, src etcdview.Source, r Range
 		if ok {
 			w.Times.Add(Point{Revision: rev, Time: at, What: FromRecording})
 		}
+		w.Recorded = w.Recorded && ok
 	}
 	w.Since = fmt.Sprintf("since %s, %s before %s (%s), as the recording recorded the revisions' arrival",
 		t.UTC().Format(time.RFC3339), r.Since, what, now.UTC().Format(time.RFC3339))

@@ -177,9 +177,15 @@ func (r *run) write(group []etcdview.Batch) error {
 			head = ev.KV.ModRevision
 			r.events++
 		}
+		// A quiet prefix moves on progress alone: its head resumes the
+		// watch after etcd compacted what lies before it, without a gap.
+		head = max(head, b.Delivered)
 	}
-	if err := t.commit(r.db, head); err != nil {
-		return fmt.Errorf("record to %s: %w", r.f.path, err)
+	// A head that did not move wrote no row: nothing to commit.
+	if head != r.f.head {
+		if err := t.commit(r.db, head); err != nil {
+			return fmt.Errorf("record to %s: %w", r.f.path, err)
+		}
 	}
 	for _, n := range notes {
 		r.opts.Status(r.status(nil, n))
