@@ -22,9 +22,10 @@ func membersCheck() checkSpec {
 		short: "Compare the members' data at one revision, down to the keys that differ",
 		long: `check members pins one revision (--rev, or the newest), asks every member
 for the hash of its store at that revision (HashKV, in parallel), and when the
-hashes differ reads the keys (--prefix, or every key) from each member at that
-revision, serializable, and lists the keys that differ with each member's
-mod_revision, version and value hash. A member that is down, one still behind
+hashes differ reads the keys (--prefix, or every key) at that revision,
+serializable, from one member of each hash (members hashed alike hold the same
+revisions), and lists the keys that differ with each member's mod_revision,
+version and value hash. A member that is down, one still behind
 the revision after --wait, and a learner get a line each; they do not fail the
 check. etcd allows HashKV to the root role only: under another user the keys
 are compared by range reads. kine and --db are one store: nothing to compare.

@@ -53,6 +53,9 @@ type Live struct {
 	// serializable makes every range serializable: set on a Live of one
 	// member, whose answers must be its own.
 	serializable bool
+	// streamer opens RangeStream on that member's connection, for
+	// RangeRaw; nil on the others.
+	streamer rangeStreamer
 }
 
 // NewLive reads etcd through c. requestTimeout bounds each request (not a

@@ -35,6 +35,7 @@ func (l *Live) DialMember(ctx context.Context, endpoint string) (*Live, error) {
 	m := NewLive(cli, l.timeout)
 	m.close = cli.Close
 	m.serializable = true
+	m.streamer = streamerOf(cli)
 	return m, nil
 }
 

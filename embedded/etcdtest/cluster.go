@@ -191,17 +191,25 @@ func (e *External) Start() error {
 // and serves the altered value without knowing. It fails when the member
 // runs or its file holds no revision of key.
 func (e *External) AlterValue(key string, value []byte) error {
-	select {
-	case <-e.exited:
-	default:
-		return errors.New("etcd at " + e.Endpoint + " runs: stop it before altering its file")
+	if err := e.stopped(); err != nil {
+		return err
 	}
 	return AlterValue(e.DataDir, key, value)
 }
 
-// AlterValue is External.AlterValue on the data dir of a member that does
-// not run.
-func AlterValue(dataDir, key string, value []byte) error {
+// stopped is an error while e runs: its file is not to be altered then.
+func (e *External) stopped() error {
+	select {
+	case <-e.exited:
+		return nil
+	default:
+		return errors.New("etcd at " + e.Endpoint + " runs: stop it before altering its file")
+	}
+}
+
+// updateKeys runs fn in a write transaction on the "key" bucket of the
+// bbolt file of dataDir, where etcd keeps every revision of every key.
+func updateKeys(dataDir string, fn func(b *bolt.Bucket) error) error {
 	db, err := bolt.Open(filepath.Join(dataDir, "member", "snap", "db"), 0o600, &bolt.Options{Timeout: 5 * time.Second})
 	if err != nil {
 		return err
@@ -212,6 +220,14 @@ func AlterValue(dataDir, key string, value []byte) error {
 		if b == nil {
 			return errors.New("the file has no key bucket")
 		}
+		return fn(b)
+	})
+}
+
+// AlterValue is External.AlterValue on the data dir of a member that does
+// not run.
+func AlterValue(dataDir, key string, value []byte) error {
+	return updateKeys(dataDir, func(b *bolt.Bucket) error {
 		// Records are keyed by revision (8 bytes main, '_', 8 bytes sub,
 		// 't' after a deletion): the newest of key is the last found.
 		cur := b.Cursor()
@@ -234,5 +250,40 @@ func AlterValue(dataDir, key string, value []byte) error {
 			return b.Put(append([]byte(nil), rk...), out)
 		}
 		return fmt.Errorf("no revision of %s in %s", key, dataDir)
+	})
+}
+
+// RemoveKey deletes, in the stopped member's bbolt file, every revision of
+// key, as a disk that lost the page holding it would: the member starts
+// without the key, and nothing in its file says it had one. It fails when
+// the member runs or its file holds no revision of key.
+func (e *External) RemoveKey(key string) error {
+	if err := e.stopped(); err != nil {
+		return err
+	}
+	return updateKeys(e.DataDir, func(b *bolt.Bucket) error {
+		var records [][]byte
+		err := b.ForEach(func(rk, rv []byte) error {
+			var kv mvccpb.KeyValue
+			if err := proto.Unmarshal(rv, &kv); err != nil {
+				return fmt.Errorf("record %x: %w", rk, err)
+			}
+			if string(kv.Key) == key {
+				records = append(records, append([]byte(nil), rk...))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(records) == 0 {
+			return fmt.Errorf("no revision of %s in %s", key, e.DataDir)
+		}
+		for _, rk := range records {
+			if err := b.Delete(rk); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }

@@ -22,18 +22,22 @@ const progressEvery = 4096
 // comparison works, few enough that memory stays a few MiB per member.
 const chunksAhead = 2
 
-// stream is one member's keys in order, read by a goroutine of its own.
+// stream is one store's keys in order, read from its first member by a
+// goroutine of its own. Its other members are those whose HashKV at the
+// revision was the first's: the same hash is the same revisions, so their
+// keys are those the first member answers, and a store is read once
+// however many members hold it.
 type stream struct {
-	m     *member
-	ch    chan []etcdview.KV
-	err   error // set before ch is closed
-	chunk []etcdview.KV
-	done  bool
+	members []*member
+	ch      chan []etcdview.RawKV
+	err     error // set before ch is closed
+	chunk   []etcdview.RawKV
+	done    bool
 }
 
 // head is the stream's next key, nil at its end; it waits for the next
 // chunk when the last one is used up.
-func (s *stream) head(ctx context.Context) (*etcdview.KV, error) {
+func (s *stream) head(ctx context.Context) (*etcdview.RawKV, error) {
 	for !s.done && len(s.chunk) == 0 {
 		select {
 		case c, ok := <-s.ch:
@@ -52,30 +56,58 @@ func (s *stream) head(ctx context.Context) (*etcdview.KV, error) {
 	return &s.chunk[0], nil
 }
 
-// compare reads the keys of r.Prefix at r.Rev from every member that can
-// be compared, all at once, and merges them in key order: a key that every
-// member holds the same (value, create and mod revision, version) is
-// counted and dropped, one that differs becomes a Difference.
-func compare(ctx context.Context, live *etcdview.Live, ms []*member, r *Report, opts Options) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	key, end := prefixRange(r.Prefix)
-	var streams []*stream
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
+// streams groups the members that can be compared into the stores to
+// read: the members hashed alike share one, each member that was not
+// hashed (a learner, a user etcd refused HashKV) is one of its own.
+func streams(ms []*member) []*stream {
+	var out []*stream
+	byHash := map[uint32]*stream{}
 	for _, m := range ms {
 		if m.Problem {
 			continue
 		}
 		m.Compared = true
-		s := &stream{m: m, ch: make(chan []etcdview.KV, chunksAhead)}
-		streams = append(streams, s)
+		if s, ok := byHash[m.Hash]; ok && m.Hashed {
+			s.members = append(s.members, m)
+			continue
+		}
+		s := &stream{members: []*member{m}, ch: make(chan []etcdview.RawKV, chunksAhead)}
+		if m.Hashed {
+			byHash[m.Hash] = s
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// compare reads the keys of r.Prefix at r.Rev from every store that can be
+// compared, all at once, and merges them in key order: a key that every
+// store holds byte for byte the same is counted and dropped without being
+// decoded, one that differs is decoded, and becomes a Difference when its
+// value, create or mod revision, version or lease differ.
+func compare(ctx context.Context, live *etcdview.Live, ms []*member, r *Report, opts Options) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	key, end := prefixRange(r.Prefix)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	ss := streams(ms)
+	r.Method = MethodRange
+	if len(ss) < 2 {
+		r.Consistent = true
+		if len(ss) == 0 || len(ss[0].members) < 2 {
+			r.Note = joinNote(r.Note, "only one member could be compared")
+		}
+		return nil
+	}
+	for _, s := range ss {
+		m := s.members[0]
 		wg.Go(func() {
 			defer close(s.ch)
-			s.err = m.conn.Range(ctx, key, end, r.Rev, func(kvs []etcdview.KV) error {
+			s.err = m.conn.RangeRaw(ctx, key, end, r.Rev, func(kvs []etcdview.RawKV) error {
 				select {
-				case s.ch <- slices.Clone(kvs):
+				case s.ch <- kvs:
 					return nil
 				case <-ctx.Done():
 					return ctx.Err()
@@ -86,12 +118,6 @@ func compare(ctx context.Context, live *etcdview.Live, ms []*member, r *Report, 
 			}
 		})
 	}
-	r.Method = MethodRange
-	if len(streams) < 2 {
-		r.Consistent = true
-		r.Note = joinNote(r.Note, "only one member could be compared")
-		return nil
-	}
 	var total atomic.Int64
 	wg.Go(func() {
 		// The estimate of Progress; a user who may not count the range
@@ -101,30 +127,35 @@ func compare(ctx context.Context, live *etcdview.Live, ms []*member, r *Report, 
 		}
 	})
 	report(opts, Progress{Phase: PhaseCompare})
-	heads := make([]*etcdview.KV, len(streams))
+	heads := make([]*etcdview.RawKV, len(ss))
 	for {
-		var first *etcdview.KV
-		for i, s := range streams {
+		var first *etcdview.RawKV
+		for i, s := range ss {
 			h, err := s.head(ctx)
 			if err != nil {
 				return err
 			}
 			heads[i] = h
-			if h != nil && (first == nil || h.Key < first.Key) {
+			if h != nil && (first == nil || bytes.Compare(h.Key, first.Key) < 0) {
 				first = h
 			}
 		}
 		if first == nil {
 			break
 		}
-		if d, differ := differenceAt(first.Key, streams, heads); differ {
+		key := first.Key
+		d, differ, err := differenceAt(key, ms, ss, heads)
+		if err != nil {
+			return err
+		}
+		if differ {
 			r.DifferencesTotal++
 			if len(r.Differences) < MaxDifferences {
 				r.Differences = append(r.Differences, d)
 			}
 		}
-		for i, s := range streams {
-			if heads[i] != nil && heads[i].Key == first.Key {
+		for i, s := range ss {
+			if heads[i] != nil && bytes.Equal(heads[i].Key, key) {
 				s.chunk = s.chunk[1:]
 			}
 		}
@@ -142,36 +173,55 @@ func compare(ctx context.Context, live *etcdview.Live, ms []*member, r *Report, 
 	return nil
 }
 
-// differenceAt compares each stream's state of key (heads[i] when it is
-// key, absent otherwise).
-func differenceAt(key string, streams []*stream, heads []*etcdview.KV) (Difference, bool) {
+// differenceAt compares each store's state of key (heads[i] when it is
+// key, absent otherwise): the same bytes everywhere agree, and only then
+// are the stores' KeyValues decoded. A Difference holds the state of
+// each member compared, in the order of ms.
+func differenceAt(key []byte, ms []*member, ss []*stream, heads []*etcdview.RawKV) (Difference, bool, error) {
+	same := true
+	for _, h := range heads {
+		same = same && h != nil && bytes.Equal(h.Key, key) && bytes.Equal(h.Bytes, heads[0].Bytes)
+	}
+	if same {
+		return Difference{}, false, nil
+	}
+	kvs := make([]*etcdview.KV, len(ss))
 	var ref *etcdview.KV
 	differ := false
 	for i, h := range heads {
-		if h == nil || h.Key != key {
+		if h == nil || !bytes.Equal(h.Key, key) {
 			differ = true
 			continue
 		}
-		if ref == nil {
-			ref = heads[i]
-			continue
+		kv, err := h.Decode()
+		if err != nil {
+			return Difference{}, false, fmt.Errorf("%s answered %w", ss[i].members[0].Name, err)
 		}
-		differ = differ || !sameKV(ref, h)
+		kvs[i] = &kv
+		if ref == nil {
+			ref = &kv
+		} else {
+			differ = differ || !sameKV(ref, &kv)
+		}
 	}
 	if !differ {
-		return Difference{}, false
+		return Difference{}, false, nil
 	}
-	d := Difference{Key: key, Members: make([]KeyState, len(streams))}
-	for i, s := range streams {
-		ks := KeyState{Member: s.m.Name}
-		if h := heads[i]; h != nil && h.Key == key {
-			sum := sha256.Sum256(h.Value)
-			ks = KeyState{Member: s.m.Name, Present: true, CreateRevision: h.CreateRevision, ModRevision: h.ModRevision,
-				Version: h.Version, ValueHash: hex.EncodeToString(sum[:8]), Size: len(h.Value)}
+	d := Difference{Key: string(key)}
+	for _, m := range ms {
+		i := slices.IndexFunc(ss, func(s *stream) bool { return slices.Contains(s.members, m) })
+		if i < 0 {
+			continue
 		}
-		d.Members[i] = ks
+		ks := KeyState{Member: m.Name}
+		if kv := kvs[i]; kv != nil {
+			sum := sha256.Sum256(kv.Value)
+			ks = KeyState{Member: m.Name, Present: true, CreateRevision: kv.CreateRevision, ModRevision: kv.ModRevision,
+				Version: kv.Version, ValueHash: hex.EncodeToString(sum[:8]), Size: len(kv.Value)}
+		}
+		d.Members = append(d.Members, ks)
 	}
-	return d, true
+	return d, true, nil
 }
 
 func sameKV(a, b *etcdview.KV) bool {

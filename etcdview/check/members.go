@@ -23,9 +23,11 @@ type member struct {
 // Members says whether the members of src hold the same data at one
 // revision, and if not, which keys differ. It pins the revision, asks every
 // member for its HashKV at it in parallel, and only when the hashes differ
-// (or etcd refuses HashKV to this user) reads the keys of opts.Prefix from
-// every member, serializable and at the same revision, and compares them a
-// chunk at a time: memory holds a few chunks per member, never a store.
+// (or etcd refuses HashKV to this user) reads the keys of opts.Prefix,
+// serializable and at the same revision, from one member of each hash
+// (members hashed alike hold the same revisions) and from each member not
+// hashed, and compares them a chunk at a time: memory holds a few chunks
+// per member, never a store.
 //
 // A member that is down, behind the revision after opts.Wait, or a learner
 // (which etcd serves no HashKV) gets a line of its own and is no failure. A

@@ -2,6 +2,8 @@ package check
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -151,6 +154,81 @@ func TestMembersFindTheKeyAlteredOnOneMembersDisk(t *testing.T) {
 		}
 		if v.Err != nil || v.KV == nil || string(v.KV.Value) != want {
 			t.Errorf("%s: %+v, want %q", v.Member, v, want)
+		}
+	}
+}
+
+// alter stops m, changes its file with each of edits, and starts it again.
+func alter(t *testing.T, m *etcdtest.External, edits ...func(*etcdtest.External) error) {
+	t.Helper()
+	m.Stop()
+	for _, edit := range edits {
+		if err := edit(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func alterValue(key, value string) func(*etcdtest.External) error {
+	return func(m *etcdtest.External) error { return m.AlterValue(key, []byte(value)) }
+}
+
+func removeKey(key string) func(*etcdtest.External) error {
+	return func(m *etcdtest.External) error { return m.RemoveKey(key) }
+}
+
+// TestMembersFindEveryDifferenceWhereverTheChunksFall alters keys where
+// etcd's RangeStream cuts its chunks (10 keys, then 20, 40, 80…: cm-009
+// ends the first, cm-010 starts the second), in the middle of one
+// (cm-117) and at the end of the range (cm-199), and removes a key from a
+// member, which shifts every later chunk of its stream by one key (its
+// cm-030 ends a chunk that starts cm-030 on the others): the comparison
+// aligns keys, not chunks, and finds each difference and no other.
+func TestMembersFindEveryDifferenceWhereverTheChunksFall(t *testing.T) {
+	t.Parallel()
+	c, cli := clusterWithKeys(t, 200)
+	cm := func(i int) string { return fmt.Sprintf("/registry/configmaps/default/cm-%03d", i) }
+	orig, err := cli.Get(context.Background(), "/registry/configmaps/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	alter(t, c.Members[1], alterValue(cm(9), "flipped on member-1"), alterValue(cm(199), "flipped on member-1"))
+	alter(t, c.Members[2], removeKey(cm(10)), alterValue(cm(30), "flipped on member-2"), alterValue(cm(117), "flipped on member-2"))
+	waitRevision(t, cli, c, orig.Header.Revision)
+
+	r := run(t, dial(t, c, "", ""), Options{})
+	// Which members' states differ from the others', by key; "-" is absent.
+	want := map[string]string{cm(9): "member-1", cm(10): "-member-2", cm(30): "member-2", cm(117): "member-2", cm(199): "member-1"}
+	if r.Consistent || r.Method != MethodRange || r.DifferencesTotal != int64(len(want)) || r.Compared != 200 {
+		t.Fatalf("consistent %v, method %q, %d differences of %d keys compared: %+v; want %d of 200",
+			r.Consistent, r.Method, r.DifferencesTotal, r.Compared, r.Differences, len(want))
+	}
+	origKV := map[string]*mvccpb.KeyValue{}
+	for _, kv := range orig.Kvs {
+		origKV[string(kv.Key)] = kv
+	}
+	for _, d := range r.Differences {
+		odd, ok := want[d.Key]
+		if !ok {
+			t.Errorf("%s differs: %+v", d.Key, d.Members)
+			continue
+		}
+		o := origKV[d.Key]
+		sum := sha256.Sum256(o.Value)
+		for _, ks := range d.Members {
+			switch {
+			case "-"+ks.Member == odd:
+				if ks.Present {
+					t.Errorf("%s on %s: %+v; want absent", d.Key, ks.Member, ks)
+				}
+			case !ks.Present || ks.ModRevision != o.ModRevision || ks.Version != o.Version:
+				t.Errorf("%s on %s: %+v; want present at mod %d, version %d", d.Key, ks.Member, ks, o.ModRevision, o.Version)
+			case (ks.Member == odd) == (ks.ValueHash == hex.EncodeToString(sum[:8])):
+				t.Errorf("%s on %s: value hash %s, the original's %x; want only %s's to differ", d.Key, ks.Member, ks.ValueHash, sum[:8], odd)
+			}
 		}
 	}
 }
