@@ -18,13 +18,15 @@ import (
 // checkFigures time `check members` on the fill restored into three
 // members (etcdutl snapshot restore of one snapshot, as an operator builds
 // a cluster from a backup): healthy, beside one `etcdctl endpoint hashkv`
-// (the members hash in parallel), then with one value altered in one
+// per member, all at once (check asks every member for its hash in
+// parallel; here the three members share the machine's cores, so one
+// hashkv alone is no yardstick of three), then with one value altered in one
 // member's file, beside the three `etcdctl get --prefix --rev R` dumps a
 // person runs today, one member after the other.
 func checkFigures(e env) []row {
 	const healthyFig, alteredFig, rssFig = "`check members`, 3 healthy members", "`check members`, one member's value altered", "peak RSS of `check members`, one member altered"
 	fail := func(err error) []row {
-		return []row{failed(healthyFig, "", err), failed(alteredFig, "ratio ≤ 0.5", err), failed(rssFig, "≤ 200 MB", err)}
+		return []row{failed(healthyFig, "ratio ≤ 1.25", err), failed(alteredFig, "ratio ≤ 0.5", err), failed(rssFig, "≤ 200 MB", err)}
 	}
 	if *etcdutl == "" {
 		return fail(errors.New("no --etcdutl given"))
@@ -55,13 +57,18 @@ func checkFigures(e env) []row {
 	if err != nil {
 		return fail(err)
 	}
-	hashkv := []string{e.etcdctl, "--endpoints", eps[0], commandTimeout, "endpoint", "hashkv", fmt.Sprintf("--rev=%d", rev)}
+	var hashes []string
+	for _, ep := range eps {
+		hashes = append(hashes, shellJoin([]string{e.etcdctl, "--endpoints", ep, commandTimeout, "endpoint", "hashkv",
+			fmt.Sprintf("--rev=%d", rev)})+" >/dev/null &")
+	}
+	hashkv := []string{"sh", "-c", strings.Join(hashes, " ") + " wait"}
 	med, err := hyperfine(e.runs, e.tmp, check, hashkv)
 	var healthy row
 	if err != nil {
-		healthy = failed(healthyFig, "ratio ≤ 2", err)
+		healthy = failed(healthyFig, "ratio ≤ 1.25", err)
 	} else {
-		healthy = ratioRow(healthyFig, med[0], med[1], 2, "one `etcdctl endpoint hashkv`")
+		healthy = ratioRow(healthyFig, med[0], med[1], 1.25, "3 × `etcdctl endpoint hashkv` at once")
 	}
 
 	bad := c.Members[2]
