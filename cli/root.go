@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+
 	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/cli/get"
 	"github.com/etcdscope/etcdscope/demo"
@@ -71,5 +73,6 @@ simulated kubelets and add-ons whose scripted load keeps writes flowing
 	root.AddCommand(newChangesCmd(conn))
 	root.AddCommand(newCheckCmd(conn))
 	root.AddCommand(newRestoreCmd(conn))
+	nameAfter(root, os.Args[0])
 	return root
 }
