@@ -13,8 +13,8 @@ import (
 const kubectlPlugin = "kubectl-etcdscope"
 
 // commandName is the example lines' name of the command, at the start of a
-// line or after a pipe.
-var commandName = regexp.MustCompile(`(?m)(^\s*|\|\s*)etcdscope\b`)
+// line or after a pipe, before its arguments.
+var commandName = regexp.MustCompile(`(?m)(^\s*|\|\s*)etcdscope( |$)`)
 
 // nameAfter makes usage lines, help and examples name the command as the
 // user typed it: `kubectl etcdscope get` when argv0 is kubectl's plugin, so
@@ -31,7 +31,7 @@ func nameAfter(root *cobra.Command, argv0 string) {
 	root.Annotations[cobra.CommandDisplayNameAnnotation] = name
 	var walk func(*cobra.Command)
 	walk = func(cmd *cobra.Command) {
-		cmd.Example = commandName.ReplaceAllString(cmd.Example, "${1}"+name)
+		cmd.Example = commandName.ReplaceAllString(cmd.Example, "${1}"+name+"${2}")
 		for _, sub := range cmd.Commands() {
 			walk(sub)
 		}

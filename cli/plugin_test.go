@@ -71,3 +71,20 @@ func TestHelpSaysKubectlEtcdscopeWhenRunAsThePlugin(t *testing.T) {
 		})
 	}
 }
+
+func TestExamplesNameTheCommandAsThePluginAfterAPipe(t *testing.T) {
+	for _, tc := range []struct{ argv0, want string }{
+		{"/usr/local/bin/etcdscope", "| etcdscope decode --key"},
+		{"/root/.krew/bin/kubectl-etcdscope", "| kubectl etcdscope decode --key"},
+	} {
+		root := newRoot()
+		nameAfter(root, tc.argv0)
+		decode, _, err := root.Find([]string{"decode"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(decode.Example, tc.want) || strings.Contains(decode.Example, "kubectl kubectl") {
+			t.Errorf("as %s, decode's example is\n%s\nwant %q in it", tc.argv0, decode.Example, tc.want)
+		}
+	}
+}
