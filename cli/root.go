@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+
 	"github.com/etcdscope/etcdscope/cli/cmdutil"
 	"github.com/etcdscope/etcdscope/cli/get"
 	"github.com/etcdscope/etcdscope/demo"
@@ -72,5 +74,6 @@ simulated kubelets and add-ons whose scripted load keeps writes flowing
 	root.AddCommand(newCheckCmd(conn))
 	root.AddCommand(newRestoreCmd(conn))
 	root.AddCommand(newRecordCmd(conn))
+	nameAfter(root, os.Args[0])
 	return root
 }

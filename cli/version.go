@@ -11,18 +11,43 @@ import (
 	etcdversion "go.etcd.io/etcd/api/v3/version"
 )
 
+// version is the release this binary is, stamped by release/build with
+// -ldflags -X; empty in any other build, which says what it was built from.
+var version string
+
 // versionText is what --version prints: etcdscope's own version (the module
 // version, or the commit it was built from), the Go that built it, the etcd
 // client it speaks with, and the Kubernetes release whose types it decodes.
 func versionText() string {
-	own := "(unknown)"
-	if info, ok := debug.ReadBuildInfo(); ok {
-		own = moduleVersion(info)
-	}
+	info, _ := debug.ReadBuildInfo()
+	own := ownVersion(version, info)
 	// The staging modules are tagged v0.X.Y for Kubernetes v1.X.Y.
 	api := "v0." + strings.TrimPrefix(decode.KubernetesVersion, "v1.")
 	return fmt.Sprintf("etcdscope %s\ngo: %s %s/%s\netcd client: %s\nkubernetes: %s (k8s.io/api %s)\n",
 		own, runtime.Version(), runtime.GOOS, runtime.GOARCH, etcdversion.Version, decode.KubernetesVersion, api)
+}
+
+// ownVersion is the stamped release, with the commit it was built from when
+// the build recorded one (a release built from a checkout), or else what the
+// build info says (moduleVersion).
+func ownVersion(stamped string, info *debug.BuildInfo) string {
+	rev := ""
+	if info != nil {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" {
+				rev = s.Value
+			}
+		}
+	}
+	switch {
+	case stamped != "" && rev != "":
+		return fmt.Sprintf("%s (commit %.12s)", stamped, rev)
+	case stamped != "":
+		return stamped
+	case info == nil:
+		return "(unknown)"
+	}
+	return moduleVersion(info)
 }
 
 // moduleVersion is the main module's version as the build info Go embeds

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -45,7 +44,7 @@ type State struct {
 	// cluster decrypts with it.
 	EncryptionConfig string `json:"encryptionConfig,omitempty"`
 	PID              int    `json:"pid"`
-	// StartTime is field 22 of /proc/PID/stat (clock ticks after boot): a
+	// StartTime is when the process started, as processStart reads it: a
 	// PID the kernel reused for another process has another start time.
 	StartTime uint64 `json:"startTime"`
 
@@ -258,23 +257,4 @@ func handshake(ctx context.Context, endpoint string, tc *tls.Config) error {
 		return err
 	}
 	return conn.Close()
-}
-
-// processStart is the start time of process pid, field 22 of
-// /proc/PID/stat; the command name before it is in parentheses and may
-// hold spaces, so the fields are counted after the last ')'.
-func processStart(pid int) (uint64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
-	}
-	fields := strings.Fields(string(b[i+1:]))
-	if len(fields) < 20 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(fields)+2)
-	}
-	return strconv.ParseUint(fields[19], 10, 64)
 }

@@ -22,7 +22,7 @@ func captureStderr(log *os.File) (restore func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("keep the terminal's stderr: %w", err)
 	}
-	if err := unix.Dup3(int(log.Fd()), 2, 0); err != nil {
+	if err := unix.Dup2(int(log.Fd()), 2); err != nil {
 		unix.Close(terminal)
 		return nil, fmt.Errorf("send stderr to %s: %w", log.Name(), err)
 	}
@@ -31,7 +31,7 @@ func captureStderr(log *os.File) (restore func(), err error) {
 	_ = debug.SetCrashOutput(term, debug.CrashOptions{})
 	return func() {
 		_ = debug.SetCrashOutput(nil, debug.CrashOptions{})
-		_ = unix.Dup3(terminal, 2, 0)
+		_ = unix.Dup2(terminal, 2)
 		os.Stderr = saved
 		term.Close()
 	}, nil
