@@ -34,8 +34,8 @@ func recordedHead(path string) int64 {
 	return head
 }
 
-// version is one write of a key as etcd answered it.
-type version struct {
+// keyWrite is one write of a key as etcd answered it.
+type keyWrite struct {
 	Revision int64
 	Value    string // "" for a deletion
 }
@@ -44,13 +44,13 @@ type version struct {
 // until stop is closed, and keeps each write's revision.
 type writeLog struct {
 	mu   sync.Mutex
-	log  map[string][]version
+	log  map[string][]keyWrite
 	last int64
 	done chan struct{}
 }
 
 func startWriteLog(t *testing.T, cli *clientv3.Client, keys []string, stop <-chan struct{}) *writeLog {
-	w := &writeLog{log: map[string][]version{}, done: make(chan struct{})}
+	w := &writeLog{log: map[string][]keyWrite{}, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		for i := 0; ; i++ {
@@ -59,13 +59,13 @@ func startWriteLog(t *testing.T, cli *clientv3.Client, keys []string, stop <-cha
 				return
 			default:
 			}
-			key, v := keys[i%len(keys)], version{Value: fmt.Sprintf("v-%d", i)}
+			key, v := keys[i%len(keys)], keyWrite{Value: fmt.Sprintf("v-%d", i)}
 			if i%7 == 3 {
 				resp, err := cli.Delete(t.Context(), key)
 				if err != nil || resp.Deleted == 0 {
 					continue
 				}
-				v = version{Revision: resp.Header.Revision}
+				v = keyWrite{Revision: resp.Header.Revision}
 			} else {
 				resp, err := cli.Put(t.Context(), key, v.Value)
 				if err != nil {
@@ -103,7 +103,7 @@ func startRecord(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 
 // historyOf is the key's history read with history --db -o json, oldest
 // first.
-func historyOf(t *testing.T, path, key string) []version {
+func historyOf(t *testing.T, path, key string) []keyWrite {
 	t.Helper()
 	var doc struct {
 		Entries []struct {
@@ -115,10 +115,10 @@ func historyOf(t *testing.T, path, key string) []version {
 	if err := json.Unmarshal([]byte(run(t, "history", "--db", path, key, "-o", "json")), &doc); err != nil {
 		t.Fatal(err)
 	}
-	var out []version
+	var out []keyWrite
 	for i := len(doc.Entries) - 1; i >= 0; i-- {
 		e := doc.Entries[i]
-		out = append(out, version{Revision: e.Revision, Value: e.Value})
+		out = append(out, keyWrite{Revision: e.Revision, Value: e.Value})
 	}
 	return out
 }
@@ -133,14 +133,14 @@ func TestRecordKilledAndRestartedHoldsEveryVersion(t *testing.T) {
 	e := etcdtest.Start(t, etcdtest.Options{})
 	cli := e.Client(t)
 	var keys []string
-	first := map[string]version{}
+	first := map[string]keyWrite{}
 	for i := range 12 {
 		key := fmt.Sprintf("/k/key-%02d", i)
 		resp, err := cli.Put(t.Context(), key, "v-start")
 		if err != nil {
 			t.Fatal(err)
 		}
-		keys, first[key] = append(keys, key), version{resp.Header.Revision, "v-start"}
+		keys, first[key] = append(keys, key), keyWrite{resp.Header.Revision, "v-start"}
 	}
 	start := first[keys[len(keys)-1]].Revision
 	path := filepath.Join(t.TempDir(), "incident.db")
@@ -177,7 +177,7 @@ func TestRecordKilledAndRestartedHoldsEveryVersion(t *testing.T) {
 		t.Fatalf("the kill at revision %d came after the last write %d: nothing was recorded across it", killedAt, last)
 	}
 	for _, key := range keys {
-		want := append([]version{first[key]}, w.log[key]...)
+		want := append([]keyWrite{first[key]}, w.log[key]...)
 		got := historyOf(t, path, key)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("history of %s in the recording:\n got %v\nwant %v", key, got, want)
