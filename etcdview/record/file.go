@@ -90,12 +90,18 @@ func Open(path, prefix string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--out %s: %w", path, err)
 	}
-	fi, err := os.Stat(abs)
+	// A recording holds every value it saw, Secrets among them: it is made
+	// readable by its owner alone, and a link (one another user could have
+	// left in /tmp, to a file of the user's) is never followed.
+	fi, err := os.Lstat(abs)
 	fresh := errors.Is(err, os.ErrNotExist)
-	if err == nil && !fi.Mode().IsRegular() {
+	switch {
+	case err == nil && fi.Mode()&os.ModeSymlink != 0:
+		return nil, fmt.Errorf("--out %s is a symbolic link: give the file it points to", path)
+	case err == nil && !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("--out %s is not a regular file", path)
 	}
-	lock, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("--out %s: %w", path, err)
 	}

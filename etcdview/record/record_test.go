@@ -471,6 +471,26 @@ func TestOpenRefusesWhatItMustNotWrite(t *testing.T) {
 	if _, err := Open(dir, ""); err == nil {
 		t.Error("a directory: no error")
 	}
+	// A link, to a file or to none, is refused, and nothing is written
+	// where it points.
+	for _, target := range []string{text, filepath.Join(dir, "absent.db")} {
+		link := filepath.Join(dir, "link-"+filepath.Base(target))
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(link, ""); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+			t.Errorf("a link to %s: %v", target, err)
+		}
+	}
+	if b, err := os.ReadFile(text); err != nil || !strings.HasPrefix(string(b), "not a database") {
+		t.Errorf("the file a link points to: %q, %v", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "absent.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a link to no file made one: %v", err)
+	}
+	if fi, err := os.Stat(rec); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the recording's mode: %v, %v (want -rw-------)", fi.Mode(), err)
+	}
 }
 
 // gapOnce is a live source whose first watch reports a gap at once, as the
