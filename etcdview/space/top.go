@@ -8,22 +8,28 @@ import (
 
 // topN keeps the n greatest keys by one order: a min-heap, whose least is
 // the one a greater key replaces, so that offering every key of a store
-// costs a comparison for most and log n for the few that enter.
+// costs a comparison for most and log n for the few that enter. The
+// comparison is a method of the order, not a func value: it is made for
+// every current key at every level of its path, and inlined it is a
+// branch, where a call through a func value copied both keys.
 type topN struct {
-	n    int
-	less func(a, b KeyStat) bool
-	h    []KeyStat
+	n  int
+	by order
+	h  []KeyStat
 }
 
-func newTopN(n int, less func(a, b KeyStat) bool) topN { return topN{n: n, less: less} }
+func newTopN(n int, by order) topN { return topN{n: n, by: by} }
 
-func (t *topN) offer(k KeyStat) {
+func (t *topN) offer(k *KeyStat) {
 	switch {
 	case t.n <= 0 || k.Key == "":
 	case len(t.h) < t.n:
-		heap.Push(t, k)
-	case t.less(t.h[0], k):
-		t.h[0] = k
+		// Appended and fixed rather than heap.Push, which takes an any:
+		// a KeyStat boxed, an allocation a key.
+		t.h = append(t.h, *k)
+		heap.Fix(t, len(t.h)-1)
+	case t.by.less(&t.h[0], k):
+		t.h[0] = *k
 		heap.Fix(t, 0)
 	}
 }
@@ -33,9 +39,9 @@ func (t *topN) sorted() []KeyStat {
 	s := slices.Clone(t.h)
 	slices.SortFunc(s, func(a, b KeyStat) int {
 		switch {
-		case t.less(b, a):
+		case t.by.less(&b, &a):
 			return -1
-		case t.less(a, b):
+		case t.by.less(&a, &b):
 			return 1
 		}
 		return 0
@@ -44,29 +50,37 @@ func (t *topN) sorted() []KeyStat {
 }
 
 func (t *topN) Len() int           { return len(t.h) }
-func (t *topN) Less(i, j int) bool { return t.less(t.h[i], t.h[j]) }
+func (t *topN) Less(i, j int) bool { return t.by.less(&t.h[i], &t.h[j]) }
 func (t *topN) Swap(i, j int)      { t.h[i], t.h[j] = t.h[j], t.h[i] }
-func (t *topN) Push(x any)         { t.h = append(t.h, x.(KeyStat)) }
+
+// Push and Pop are heap.Interface's; offer appends itself, and no heap
+// is popped.
+func (t *topN) Push(x any) { t.h = append(t.h, x.(KeyStat)) }
 func (t *topN) Pop() any {
 	last := t.h[len(t.h)-1]
 	t.h = t.h[:len(t.h)-1]
 	return last
 }
 
-// bySize orders keys by bytes, then by key (the earlier key first), so
-// that ties keep the same keys whatever the order they came in. The keys
-// are compared only on a tie: every key of a store is offered.
-func bySize(a, b KeyStat) bool {
-	if a.Size != b.Size {
-		return a.Size < b.Size
-	}
-	return a.Key > b.Key
-}
+// order is what a top list ranks keys by.
+type order uint8
 
-// byVersion orders keys by writes since creation, then by key.
-func byVersion(a, b KeyStat) bool {
-	if a.Version != b.Version {
-		return a.Version < b.Version
+const (
+	bySize    order = iota // bytes
+	byVersion              // writes since creation
+)
+
+// less orders keys by the order's figure, then by key (the earlier key
+// first), so that ties keep the same keys whatever the order they came
+// in. The keys are compared only on a tie: every key of a store is
+// offered.
+func (o order) less(a, b *KeyStat) bool {
+	fa, fb := a.Size, b.Size
+	if o == byVersion {
+		fa, fb = a.Version, b.Version
+	}
+	if fa != fb {
+		return fa < fb
 	}
 	return a.Key > b.Key
 }

@@ -18,9 +18,9 @@ func TestTopNKeepsTheGreatest(t *testing.T) {
 	want := slices.Clone(keys)
 	slices.SortFunc(want, func(a, b KeyStat) int {
 		switch {
-		case bySize(b, a):
+		case bySize.less(&b, &a):
 			return -1
-		case bySize(a, b):
+		case bySize.less(&a, &b):
 			return 1
 		}
 		return 0
@@ -33,7 +33,7 @@ func TestTopNKeepsTheGreatest(t *testing.T) {
 	for name, order := range map[string][]KeyStat{"ascending": keys, "descending": descending, "shuffled": shuffled} {
 		top := newTopN(10, bySize)
 		for _, k := range order {
-			top.offer(k)
+			top.offer(&k)
 		}
 		if got := top.sorted(); !slices.Equal(got, want) {
 			t.Errorf("%s: kept %v, want %v", name, got, want)

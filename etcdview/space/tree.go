@@ -168,7 +168,7 @@ func (b *builder) add(rec etcdview.ScanRecord) {
 	}
 	n, at := b.root, len(b.dir)
 	for {
-		n.count(rec, ks)
+		n.count(&rec, &ks)
 		if n.Depth == b.depth || at == len(rec.Key) || n.IsKey() {
 			return
 		}
@@ -203,7 +203,7 @@ func (b *builder) newChild(parent *Node, name string, dir bool, key string) *Nod
 }
 
 // count adds rec to n's figures, and a current key to its top lists.
-func (n *Node) count(rec etcdview.ScanRecord, ks KeyStat) {
+func (n *Node) count(rec *etcdview.ScanRecord, ks *KeyStat) {
 	if !n.labelled {
 		n.label(rec.Key, n.Path != rec.Key)
 	}
