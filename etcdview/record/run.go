@@ -193,15 +193,13 @@ func (r *run) write(group []etcdview.Batch) error {
 	return failed
 }
 
-// rowOf is the row of a watch's event, its previous value from the watch.
+// rowOf is the row of a watch's event; a deletion's create revision and
+// lease are the previous value's, which the watch brings.
 func rowOf(ev etcdview.Event, at time.Time) row {
 	r := row{rev: ev.KV.ModRevision, key: ev.KV.Key, created: ev.Type == etcdview.Added, deleted: ev.Type == etcdview.Deleted,
 		createRev: ev.KV.CreateRevision, lease: ev.KV.Lease, value: ev.KV.Value, at: at}
-	if ev.Prev != nil && !r.created {
-		r.oldValue = nonNil(ev.Prev.Value)
-		if r.deleted {
-			r.createRev, r.lease = ev.Prev.CreateRevision, ev.Prev.Lease
-		}
+	if ev.Prev != nil && r.deleted {
+		r.createRev, r.lease = ev.Prev.CreateRevision, ev.Prev.Lease
 	}
 	return r
 }
