@@ -128,8 +128,10 @@ func Open(path, prefix string) (*File, error) {
 	}
 	// WAL, as kine runs SQLite: readers (--db) read beside the writer, and a
 	// commit is one append to the log; synchronous=NORMAL loses no commit
-	// to a killed process, only to a power cut.
-	q := "_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)"
+	// to a killed process, only to a power cut. The log, which keeps the
+	// size it once grew to (a trim's pages: see retain), is cut back to
+	// 64 MiB after each checkpoint.
+	q := "_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_pragma=journal_size_limit(67108864)"
 	dsn := (&url.URL{Scheme: "file", OmitHost: true, Path: abs, RawQuery: q}).String()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

@@ -42,6 +42,12 @@ type recorder struct {
 
 func startRecorder(t *testing.T, src etcdview.Source, path, prefix string, now func() time.Time) *recorder {
 	t.Helper()
+	return startRecorderWith(t, src, path, prefix, Options{Now: now})
+}
+
+// startRecorderWith runs Run with opts, its Status kept.
+func startRecorderWith(t *testing.T, src etcdview.Source, path, prefix string, opts Options) *recorder {
+	t.Helper()
 	f, err := Open(path, prefix)
 	if err != nil {
 		t.Fatal(err)
@@ -50,11 +56,12 @@ func startRecorder(t *testing.T, src etcdview.Source, path, prefix string, now f
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- f.Run(ctx, src, Options{Now: now, Status: func(s Status) {
+		opts.Status = func(s Status) {
 			r.mu.Lock()
 			r.statuses = append(r.statuses, s)
 			r.mu.Unlock()
-		}})
+		}
+		done <- f.Run(ctx, src, opts)
 	}()
 	var once sync.Once
 	r.stop = func() error {

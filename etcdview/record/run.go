@@ -19,6 +19,15 @@ type Options struct {
 	Status func(Status)
 	// Now is the clock of the arrival times; nil means time.Now.
 	Now func() time.Time
+	// Keep, when set, bounds the recording to the revisions that arrived
+	// in the last Keep; MaxSize, when set, to the revisions whose pages
+	// in use fit in MaxSize bytes. The oldest go first, and the recording
+	// then starts later, with every key as of its new start (see trim).
+	Keep    time.Duration
+	MaxSize int64
+	// RetainEvery is how often the bounds are checked, after the check at
+	// the start; 0 means every 10 seconds.
+	RetainEvery time.Duration
 }
 
 // Status is where a recording stands.
@@ -58,7 +67,11 @@ func (f *File) Run(ctx context.Context, src etcdview.Source, opts Options) error
 	if opts.Status == nil {
 		opts.Status = func(Status) {}
 	}
+	if opts.RetainEvery <= 0 {
+		opts.RetainEvery = retainEvery
+	}
 	r := &run{f: f, opts: opts, db: context.WithoutCancel(ctx), since: opts.Now()}
+	checked := false
 	for ctx.Err() == nil {
 		if f.head == 0 || r.resync {
 			_, gap, err := f.snapshot(ctx, src, opts.Now())
@@ -72,6 +85,12 @@ func (f *File) Run(ctx context.Context, src etcdview.Source, opts Options) error
 				opts.Status(r.status(gap, ""))
 			}
 			r.resync = false
+		}
+		if !checked {
+			if err := r.retain(r.db); err != nil {
+				return fmt.Errorf("record to %s: %w", f.path, err)
+			}
+			checked = true
 		}
 		if err := r.follow(ctx, src); err != nil || !r.resync {
 			return err
@@ -91,6 +110,8 @@ type run struct {
 	seen   int64
 	events int64
 	since  time.Time
+	// retained is when the bounds were last checked.
+	retained time.Time
 }
 
 // follow writes the watch's batches from the file's head on, until ctx
@@ -184,6 +205,11 @@ func (r *run) write(group []etcdview.Batch) error {
 	// A head that did not move wrote no row: nothing to commit.
 	if head != r.f.head {
 		if err := t.commit(r.db, head); err != nil {
+			return fmt.Errorf("record to %s: %w", r.f.path, err)
+		}
+	}
+	if at.Sub(r.retained) >= r.opts.RetainEvery {
+		if err := r.retain(r.db); err != nil {
 			return fmt.Errorf("record to %s: %w", r.f.path, err)
 		}
 	}
