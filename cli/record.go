@@ -3,6 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -14,8 +17,8 @@ import (
 
 func newRecordCmd(conn *cmdutil.ConnFlags) *cobra.Command {
 	var (
-		out   string
-		every time.Duration
+		out, keep, maxSize string
+		every              time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "record --out FILE [PREFIX]",
@@ -31,14 +34,23 @@ Each batch of changes is one transaction: killed at any moment, the file is
 whole up to its last commit, and record started again on it goes on from
 the revision after, while etcd still holds it; else it records a gap and a
 new snapshot. A status line goes to stderr every minute. One signal ends it,
-after it committed what it read. It never writes to etcd.`,
+after it committed what it read. It never writes to etcd.
+
+--keep and --max-size bound the recording: the oldest revisions go (at the
+start, then every 10 seconds), and it then starts later, with every key as
+of its new start; the file's freed pages hold the new revisions.`,
 		Example: `  etcdscope record --out incident.db /registry/
+  etcdscope record --out last-week.db --keep 7d --max-size 2GiB /registry/
   etcdscope ls --db incident.db /registry/pods/ --rev 1200`,
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{stopsOnSignal: "record"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return errors.New("record needs --out FILE, the recording to write")
+			}
+			opts, err := retention(keep, maxSize)
+			if err != nil {
+				return err
 			}
 			prefix := ""
 			if len(args) == 1 {
@@ -55,13 +67,15 @@ after it committed what it read. It never writes to etcd.`,
 				defer f.Close()
 				errOut := cmd.ErrOrStderr()
 				p := cmdutil.PaletteFor(errOut)
-				return f.Run(cmd.Context(), src, record.Options{StatusInterval: every, Status: func(s record.Status) {
-					fmt.Fprintln(errOut, p.Text(statusLine(f.Path(), s)))
-				}})
+				opts.StatusInterval = every
+				opts.Status = func(s record.Status) { fmt.Fprintln(errOut, p.Text(statusLine(f.Path(), s))) }
+				return f.Run(cmd.Context(), src, opts)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the recording to write: created, or resumed when it is one of the same PREFIX")
+	cmd.Flags().StringVar(&keep, "keep", "", "drop the revisions older than this (7d, 12h, 90m)")
+	cmd.Flags().StringVar(&maxSize, "max-size", "", "drop the oldest revisions past this size of the file (2GiB, 500MB)")
 	cmd.Flags().DurationVar(&every, "status-interval", time.Minute, "how often the status line goes to stderr")
 	cmd.Flags().MarkHidden("status-interval")
 	return cmd
@@ -78,4 +92,30 @@ func statusLine(path string, s record.Status) string {
 	}
 	return fmt.Sprintf("etcdscope record: revision %d, %.1f events/s, %s %s, lag %d revisions",
 		s.Revision, s.Rate, path, humanize.IBytes(uint64(s.Size)), s.Lag)
+}
+
+// retention is the bounds --keep and --max-size give: a duration in days
+// (7d) or as Go writes one (12h), and a size as humanize reads one (2GiB).
+func retention(keep, maxSize string) (record.Options, error) {
+	var opts record.Options
+	if keep != "" {
+		d, err := time.ParseDuration(keep)
+		if days, ok := strings.CutSuffix(keep, "d"); ok {
+			var n float64
+			n, err = strconv.ParseFloat(days, 64)
+			d = time.Duration(n * float64(24*time.Hour))
+		}
+		if err != nil || d <= 0 {
+			return opts, fmt.Errorf("--keep %q: want a duration above 0, as 7d, 12h or 90m", keep)
+		}
+		opts.Keep = d
+	}
+	if maxSize != "" {
+		n, err := humanize.ParseBytes(maxSize)
+		if err != nil || n == 0 || n > math.MaxInt64 {
+			return opts, fmt.Errorf("--max-size %q: want a size above 0, as 2GiB or 500MB", maxSize)
+		}
+		opts.MaxSize = int64(n)
+	}
+	return opts, nil
 }

@@ -200,6 +200,10 @@ func TestRecordRefusesWithALine(t *testing.T) {
 		{[]string{"record", "--endpoints", e.Endpoint}, "record needs --out FILE"},
 		{[]string{"record", "--db", "../testdata/kube-1.7/boltdb-db", "--out", filepath.Join(dir, "a.db")}, "record reads a live etcd or kine"},
 		{[]string{"record", "--endpoints", e.Endpoint, "--out", dir}, "not a regular file"},
+		{[]string{"record", "--endpoints", e.Endpoint, "--out", filepath.Join(dir, "b.db"), "--keep", "0"}, `--keep "0": want a duration above 0`},
+		{[]string{"record", "--endpoints", e.Endpoint, "--out", filepath.Join(dir, "b.db"), "--keep", "a week"}, `--keep "a week": want a duration`},
+		{[]string{"record", "--endpoints", e.Endpoint, "--out", filepath.Join(dir, "b.db"), "--max-size", "lots"}, `--max-size "lots": want a size`},
+		{[]string{"record", "--endpoints", e.Endpoint, "--out", filepath.Join(dir, "c.db"), "--max-size", "1KB"}, "--max-size 1000 B is smaller than the recording's snapshot"},
 	} {
 		if msg := runFails(t, tc.args...); !strings.Contains(msg, tc.want) {
 			t.Errorf("etcdscope %s: %s, want %q", strings.Join(tc.args, " "), msg, tc.want)

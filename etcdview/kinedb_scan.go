@@ -185,10 +185,12 @@ func (r *kineRow) record(size *any) (ScanRecord, []byte, error) {
 // revision order, then closes the channel, as File's does: one walk of the
 // table in id order. Each row carries what the event needs: the value
 // before an update or deletion is the row's old_value, as kine's own watch
-// sends it.
+// sends it, or, where a recording leaves it NULL, the value of the row it
+// names as the one before (prev_revision).
 func (f *KineFile) Watch(ctx context.Context, prefix string, opts WatchOptions) <-chan Batch {
 	return replayFile(ctx, f.path, f.revBounds, prefix, opts, func(from int64, key, end string, send func(Batch) bool) error {
-		rows, err := f.db.QueryContext(ctx, `SELECT id, name, created, deleted, create_revision, prev_revision, lease, value, old_value FROM kine WHERE id >= ? ORDER BY id`, from)
+		rows, err := f.db.QueryContext(ctx, `SELECT id, name, created, deleted, create_revision, prev_revision, lease, value,
+			COALESCE(old_value, (SELECT value FROM kine AS p WHERE p.id = kine.prev_revision)) FROM kine WHERE id >= ? ORDER BY id`, from)
 		if err != nil {
 			return kineError(f.path, err)
 		}

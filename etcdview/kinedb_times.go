@@ -13,7 +13,8 @@ import (
 // recording (etcdscope record), which wrote down the time each revision
 // arrived, in a table of its own beside kine's (etcdscope_revisions: a
 // row's id, etcd's revision of it, and the time, NULL for the rows of a
-// snapshot, which happened before the recording). A window --since then
+// snapshot, which happened before the recording; a row that arrived with
+// the one before it has none of its own). A window --since then
 // starts at a recorded time, not at one estimated from the times the
 // objects hold.
 type RecordedTimes interface {
@@ -64,8 +65,8 @@ func (f *KineFile) gapsNote() string { return f.recording().gaps }
 // prevFloor is the oldest previous revision whose value a replay gives
 // with an event. kine's watch gives none below its compaction revision
 // (SQLLog.After), where etcd's compaction would have removed it; a
-// recording's compaction revision is its start, and the value before each
-// change is in the change's row (old_value), written from the watch.
+// recording's compaction revision is its start, and the row before each
+// change is in the file (the snapshot's, or the change's before).
 func (f *KineFile) prevFloor() int64 {
 	if f.recording().is {
 		return 0

@@ -35,7 +35,7 @@ func Fill(ctx context.Context, kv clientv3.KV, p Plan) (int64, error) {
 	}
 	// One transaction at a time, so that the revisions of one key are in
 	// the order written.
-	hrev, err := write(ctx, p.history(), 1, put)
+	hrev, err := write(ctx, p.History(), 1, put)
 	return max(rev, hrev), err
 }
 
@@ -54,10 +54,10 @@ func putTxn(kv clientv3.KV) commitFunc {
 	}
 }
 
-// history is the updates after the fill: every node lease renewed
+// History is the updates after the fill: every node lease renewed
 // LeaseRenewals times, 10s apart as kubelets renew them, and PodUpdates pods
 // restarted once.
-func (p Plan) history() iter.Seq[k8sruntime.Object] {
+func (p Plan) History() iter.Seq[k8sruntime.Object] {
 	return func(yield func(k8sruntime.Object) bool) {
 		for r := 1; r <= p.LeaseRenewals; r++ {
 			for i := range min(p.Nodes, p.Counts["leases"]) {

@@ -34,16 +34,16 @@ func FillKine(ctx context.Context, kv clientv3.KV, p Plan) (int64, error) {
 	}
 	// One writer, so that the revisions of one key are in the order
 	// written and each update reads the revision of the one before.
-	hrev, err := write(ctx, p.history(), 1, w.update)
+	hrev, err := write(ctx, p.History(), 1, w.update)
 	if err != nil {
 		return 0, err
 	}
-	drev, err := w.deleteAll(ctx, p.expired())
+	drev, err := w.deleteAll(ctx, p.Expired())
 	return max(rev, hrev, drev), err
 }
 
-// expired is the keys of every tenth Event of the plan.
-func (p Plan) expired() iter.Seq[string] {
+// Expired is the keys of every tenth Event of the plan.
+func (p Plan) Expired() iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for i := 0; i < p.Counts["events"]; i += 10 {
 			// The same namespace as Objects gave the event.

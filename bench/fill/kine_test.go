@@ -23,7 +23,7 @@ func TestFillKineWritesThePlanItsHistoryAndDeletionsThroughARealKine(t *testing.
 		t.Fatal(err)
 	}
 	expired := 0
-	for range p.expired() {
+	for range p.Expired() {
 		expired++
 	}
 	updates := p.LeaseRenewals*min(p.Nodes, p.Counts["leases"]) + p.PodUpdates
@@ -45,7 +45,7 @@ func TestFillKineWritesThePlanItsHistoryAndDeletionsThroughARealKine(t *testing.
 	if want := p.Keys - expired; live != want {
 		t.Errorf("%d keys below /registry/, want the plan's %d less %d expired events = %d", live, p.Keys, expired, want)
 	}
-	for key := range p.expired() {
+	for key := range p.Expired() {
 		got, err := cli.Get(ctx, key)
 		if err != nil {
 			t.Fatal(err)

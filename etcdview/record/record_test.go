@@ -42,6 +42,12 @@ type recorder struct {
 
 func startRecorder(t *testing.T, src etcdview.Source, path, prefix string, now func() time.Time) *recorder {
 	t.Helper()
+	return startRecorderWith(t, src, path, prefix, Options{Now: now})
+}
+
+// startRecorderWith runs Run with opts, its Status kept.
+func startRecorderWith(t *testing.T, src etcdview.Source, path, prefix string, opts Options) *recorder {
+	t.Helper()
 	f, err := Open(path, prefix)
 	if err != nil {
 		t.Fatal(err)
@@ -50,11 +56,12 @@ func startRecorder(t *testing.T, src etcdview.Source, path, prefix string, now f
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- f.Run(ctx, src, Options{Now: now, Status: func(s Status) {
+		opts.Status = func(s Status) {
 			r.mu.Lock()
 			r.statuses = append(r.statuses, s)
 			r.mu.Unlock()
-		}})
+		}
+		done <- f.Run(ctx, src, opts)
 	}()
 	var once sync.Once
 	r.stop = func() error {
@@ -164,7 +171,7 @@ func etcdRevisions(t *testing.T, path, key string) []int64 {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Query(`SELECT r.revision FROM kine k JOIN etcdscope_revisions r ON r.id = k.id WHERE k.name = ? ORDER BY k.id`, key)
+	rows, err := db.Query(`SELECT COALESCE(r.revision, k.id) FROM kine k LEFT JOIN etcdscope_revisions r ON r.id = k.id WHERE k.name = ? ORDER BY k.id`, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -587,6 +594,19 @@ func TestKineServesARecording(t *testing.T) {
 	if want := fmt.Sprintf("/s/a=a-1@%d /s/b=b-0@%d", last, last-1); strings.Join(kvs, " ") != want {
 		t.Errorf("kine serves the recording as %v, want %s", kvs, want)
 	}
+	// The recording holds one of kine's indexes; kine made the others.
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "state.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'kine' AND name LIKE 'kine_%'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 6 {
+		t.Errorf("the file kine served has %d of kine's six indexes", n)
+	}
 }
 
 // TestRecordsKine: record reads kine as it reads etcd (k3s' datastore),
@@ -622,5 +642,48 @@ func TestRecordsKine(t *testing.T) {
 		if strings.Join(got, " ") != want {
 			t.Errorf("history %s: %v, want %s", key, got, want)
 		}
+	}
+}
+
+// TestAReplayOfARecordingGivesThePreviousValues: the file keeps each value
+// once (old_value is NULL), and a replay, as changes and the TUI's tail
+// read a recording, still gives an update and a deletion the value before,
+// the snapshot's among them.
+func TestAReplayOfARecordingGivesThePreviousValues(t *testing.T) {
+	l, cli := startEtcd(t)
+	put(t, cli, "/p/a", "a-0")
+	path := filepath.Join(t.TempDir(), "rec.db")
+	rec := startRecorder(t, l, path, "/p/", nil)
+	waitRecorded(t, path, "/p/a", "a-0")
+	put(t, cli, "/p/a", "a-1")
+	if _, err := cli.Delete(t.Context(), "/p/a"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, cli, "/p/done", "x")
+	waitRecorded(t, path, "/p/done", "x")
+	if err := rec.stop(); err != nil {
+		t.Fatal(err)
+	}
+	f := openRecording(t, path)
+	st, err := f.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for b := range f.Watch(t.Context(), "/p/a", etcdview.WatchOptions{Rev: st.CompactRevision + 1}) {
+		if b.Err != nil {
+			t.Fatal(b.Err)
+		}
+		for _, ev := range b.Events {
+			prev := "none"
+			if ev.Prev != nil {
+				prev = string(ev.Prev.Value)
+			}
+			got = append(got, fmt.Sprintf("%s %q prev %s", ev.Type, ev.KV.Value, prev))
+		}
+	}
+	want := []string{`MODIFIED "a-1" prev a-0`, `DELETED "" prev a-1`}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("replay of /p/a:\n got %v\nwant %v", got, want)
 	}
 }

@@ -19,6 +19,15 @@ type Options struct {
 	Status func(Status)
 	// Now is the clock of the arrival times; nil means time.Now.
 	Now func() time.Time
+	// Keep, when set, bounds the recording to the revisions that arrived
+	// in the last Keep; MaxSize, when set, to the revisions whose pages
+	// in use fit in MaxSize bytes. The oldest go first, and the recording
+	// then starts later, with every key as of its new start (see trim).
+	Keep    time.Duration
+	MaxSize int64
+	// RetainEvery is how often the bounds are checked, after the check at
+	// the start; 0 means every 10 seconds.
+	RetainEvery time.Duration
 }
 
 // Status is where a recording stands.
@@ -58,7 +67,11 @@ func (f *File) Run(ctx context.Context, src etcdview.Source, opts Options) error
 	if opts.Status == nil {
 		opts.Status = func(Status) {}
 	}
+	if opts.RetainEvery <= 0 {
+		opts.RetainEvery = retainEvery
+	}
 	r := &run{f: f, opts: opts, db: context.WithoutCancel(ctx), since: opts.Now()}
+	checked := false
 	for ctx.Err() == nil {
 		if f.head == 0 || r.resync {
 			_, gap, err := f.snapshot(ctx, src, opts.Now())
@@ -72,6 +85,12 @@ func (f *File) Run(ctx context.Context, src etcdview.Source, opts Options) error
 				opts.Status(r.status(gap, ""))
 			}
 			r.resync = false
+		}
+		if !checked {
+			if err := r.retain(r.db); err != nil {
+				return fmt.Errorf("record to %s: %w", f.path, err)
+			}
+			checked = true
 		}
 		if err := r.follow(ctx, src); err != nil || !r.resync {
 			return err
@@ -91,6 +110,8 @@ type run struct {
 	seen   int64
 	events int64
 	since  time.Time
+	// retained is when the bounds were last checked.
+	retained time.Time
 }
 
 // follow writes the watch's batches from the file's head on, until ctx
@@ -187,21 +208,24 @@ func (r *run) write(group []etcdview.Batch) error {
 			return fmt.Errorf("record to %s: %w", r.f.path, err)
 		}
 	}
+	if at.Sub(r.retained) >= r.opts.RetainEvery {
+		if err := r.retain(r.db); err != nil {
+			return fmt.Errorf("record to %s: %w", r.f.path, err)
+		}
+	}
 	for _, n := range notes {
 		r.opts.Status(r.status(nil, n))
 	}
 	return failed
 }
 
-// rowOf is the row of a watch's event, its previous value from the watch.
+// rowOf is the row of a watch's event; a deletion's create revision and
+// lease are the previous value's, which the watch brings.
 func rowOf(ev etcdview.Event, at time.Time) row {
 	r := row{rev: ev.KV.ModRevision, key: ev.KV.Key, created: ev.Type == etcdview.Added, deleted: ev.Type == etcdview.Deleted,
 		createRev: ev.KV.CreateRevision, lease: ev.KV.Lease, value: ev.KV.Value, at: at}
-	if ev.Prev != nil && !r.created {
-		r.oldValue = nonNil(ev.Prev.Value)
-		if r.deleted {
-			r.createRev, r.lease = ev.Prev.CreateRevision, ev.Prev.Lease
-		}
+	if ev.Prev != nil && r.deleted {
+		r.createRev, r.lease = ev.Prev.CreateRevision, ev.Prev.Lease
 	}
 	return r
 }

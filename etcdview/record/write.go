@@ -15,10 +15,7 @@ type row struct {
 	createRev        int64 // etcd's, used when the file holds no live row of the key before
 	lease            int64
 	value            []byte
-	// oldValue is the value before, when the watch brought it; nil takes
-	// it from the key's row before.
-	oldValue []byte
-	at       time.Time // when it arrived; zero for a snapshot's row
+	at               time.Time // when it arrived; zero for a snapshot's row
 }
 
 // tx is one transaction of the file: a batch, or a snapshot.
@@ -27,6 +24,8 @@ type tx struct {
 	tx *sql.Tx
 	// last and shift as they will be once committed.
 	last, shift int64
+	// at is the arrival time the last row of etcdscope_revisions says.
+	at time.Time
 	// The statements of every row, prepared once for the file: SQLite
 	// would compile each again, which costs as much as running it.
 	taken, prev, row, rev *sql.Stmt
@@ -37,7 +36,7 @@ const (
 	takenSQL = `SELECT COUNT(*) FROM kine WHERE id = ?`
 	prevSQL  = `SELECT id, created, create_revision, deleted FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`
 	rowSQL   = `INSERT INTO kine (id, name, created, deleted, create_revision, prev_revision, lease, value, old_value)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT value FROM kine WHERE id = ? AND deleted = 0 AND NOT ?)))`
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`
 	revSQL = `INSERT INTO etcdscope_revisions (id, revision, unix_nano) VALUES (?, ?, ?)`
 )
 
@@ -116,8 +115,10 @@ func (t *tx) placeRow(ctx context.Context, r row) error {
 // insert writes r at id as kine writes its rows (generic.insertSQL): the
 // previous row of the key is prev_revision (0 when none); an update or a
 // deletion carries that row's create revision (its own id when it was the
-// creation) and, in old_value, its value; a deletion has no value of its
-// own, a creation no create_revision (the reader gives it its id).
+// creation); a deletion has no value of its own, a creation no
+// create_revision (the reader gives it its id). old_value, where kine
+// repeats the value of the row before, is NULL: that row is in the file
+// (see the package comment).
 func (t *tx) insert(ctx context.Context, id int64, r row) error {
 	name := storedName(r.key)
 	var prevID, prevCreateRev sql.NullInt64
@@ -137,26 +138,33 @@ func (t *tx) insert(ctx context.Context, id int64, r row) error {
 	default:
 		createRev = r.createRev
 	}
-	var value, oldValue any
+	var value any
 	if !r.deleted {
 		value = nonNil(r.value)
 	}
-	if r.oldValue != nil {
-		oldValue = r.oldValue
-	}
-	_, err = t.row.ExecContext(ctx, id, name, boolInt(r.created), boolInt(r.deleted), createRev, prevID.Int64, r.lease, value, oldValue, prevID.Int64, r.created)
+	_, err = t.row.ExecContext(ctx, id, name, boolInt(r.created), boolInt(r.deleted), createRev, prevID.Int64, r.lease, value)
 	if err != nil {
 		return err
 	}
-	var at any
-	if !r.at.IsZero() {
-		at = r.at.UnixNano()
-	}
-	if _, err := t.rev.ExecContext(ctx, id, r.rev, at); err != nil {
-		return err
-	}
 	t.last = max(t.last, id)
-	return nil
+	return t.revision(ctx, id, r)
+}
+
+// revision writes the row of etcdscope_revisions that id needs: one when
+// its etcd revision is not its id (a txn's keys, see the package comment),
+// or when it arrived at another time than the row before (the first row of
+// a transaction). A row without one is its own revision, and arrived when
+// the row before it that has one did.
+func (t *tx) revision(ctx context.Context, id int64, r row) error {
+	var at any
+	if !r.at.IsZero() && !r.at.Equal(t.at) {
+		at, t.at = r.at.UnixNano(), r.at
+	}
+	if at == nil && id == r.rev {
+		return nil
+	}
+	_, err := t.rev.ExecContext(ctx, id, r.rev, at)
+	return err
 }
 
 // storedName is the row name of an etcd key. kine keeps its compaction
