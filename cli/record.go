@@ -31,9 +31,15 @@ Each batch of changes is one transaction: killed at any moment, the file is
 whole up to its last commit, and record started again on it goes on from
 the revision after, while etcd still holds it; else it records a gap and a
 new snapshot. A status line goes to stderr every minute. One signal ends it,
-after it committed what it read. It never writes to etcd.`,
+after it committed what it read. It never writes to etcd.
+
+--out postgres://USER@HOST:PORT/DB?cluster=NAME records into PostgreSQL
+instead: the same tables in the schema NAME, one a cluster, so that many
+clusters share one database; --db with the same URL reads it. The password
+comes from PGPASSWORD or ~/.pgpass, never from the URL.`,
 		Example: `  etcdscope record --out incident.db /registry/
-  etcdscope ls --db incident.db /registry/pods/ --rev 1200`,
+  etcdscope ls --db incident.db /registry/pods/ --rev 1200
+  etcdscope record --out 'postgres://rec@db.example:5432/recordings?cluster=prod-eu' /registry/`,
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{stopsOnSignal: "record"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -61,7 +67,7 @@ after it committed what it read. It never writes to etcd.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "the recording to write: created, or resumed when it is one of the same PREFIX")
+	cmd.Flags().StringVar(&out, "out", "", "the recording to write: created, or resumed when it is one of the same PREFIX; a file, or postgres://...?cluster=NAME")
 	cmd.Flags().DurationVar(&every, "status-interval", time.Minute, "how often the status line goes to stderr")
 	cmd.Flags().MarkHidden("status-interval")
 	return cmd
