@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -73,10 +74,17 @@ func rebind(query string) string {
 }
 
 // Short is err in one line: pgx says each address a connection tried on
-// a line of its own.
+// a line of its own, and tries each twice under sslmode=prefer (with TLS,
+// then without), which says the same twice.
 func Short(err error) error {
 	if err == nil || !strings.Contains(err.Error(), "\n") {
 		return err
 	}
-	return errors.New(strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ; ")), " "))
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(parts, l) {
+			parts = append(parts, l)
+		}
+	}
+	return errors.New(strings.Join(parts, " "))
 }
