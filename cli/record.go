@@ -38,10 +38,16 @@ after it committed what it read. It never writes to etcd.
 
 --keep and --max-size bound the recording: the oldest revisions go (at the
 start, then every 10 seconds), and it then starts later, with every key as
-of its new start; the file's freed pages hold the new revisions.`,
+of its new start; the file's freed pages hold the new revisions.
+
+--out postgres://USER@HOST:PORT/DB?cluster=NAME records into PostgreSQL
+instead: the same tables in the schema NAME, one a cluster, so that many
+clusters share one database; --db with the same URL reads it. The password
+comes from PGPASSWORD or ~/.pgpass, never from the URL.`,
 		Example: `  etcdscope record --out incident.db /registry/
   etcdscope record --out last-week.db --keep 7d --max-size 2GiB /registry/
-  etcdscope ls --db incident.db /registry/pods/ --rev 1200`,
+  etcdscope ls --db incident.db /registry/pods/ --rev 1200
+  etcdscope record --out 'postgres://rec@db.example:5432/recordings?cluster=prod-eu' /registry/`,
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{stopsOnSignal: "record"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,7 +79,7 @@ of its new start; the file's freed pages hold the new revisions.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "the recording to write: created, or resumed when it is one of the same PREFIX")
+	cmd.Flags().StringVar(&out, "out", "", "the recording to write: created, or resumed when it is one of the same PREFIX; a file, or postgres://...?cluster=NAME")
 	cmd.Flags().StringVar(&keep, "keep", "", "drop the revisions older than this (7d, 12h, 90m)")
 	cmd.Flags().StringVar(&maxSize, "max-size", "", "drop the oldest revisions past this size of the file (2GiB, 500MB)")
 	cmd.Flags().DurationVar(&every, "status-interval", time.Minute, "how often the status line goes to stderr")

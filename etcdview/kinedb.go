@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/dustin/go-humanize"
+	"github.com/etcdscope/etcdscope/etcdview/internal/pgsql"
 	"github.com/etcdscope/etcdscope/etcdview/internal/sqlitefile"
 	_ "modernc.org/sqlite" // registers the driver "sqlite"
 )
@@ -55,6 +56,10 @@ type KineFile struct {
 
 	recOnce sync.Once
 	rec     recording // what a recording holds beside kine's table (kinedb_times.go)
+
+	// pg is the cluster's recording in PostgreSQL it reads (kinepg.go);
+	// nil for a SQLite file.
+	pg *pgsql.Target
 }
 
 // OpenKineFile opens kine's SQLite file read-only, so that nothing of it or
@@ -124,6 +129,9 @@ func (f *KineFile) load(ctx context.Context) error {
 		return err
 	}
 	f.rev, f.compacted, f.kine = rev.Int64, compacted.Int64, true
+	if f.pg != nil {
+		return nil
+	}
 	return f.db.QueryRowContext(ctx, `SELECT page_count, freelist_count FROM pragma_page_count(), pragma_freelist_count()`).Scan(&f.pages, &f.freePages)
 }
 
@@ -156,6 +164,9 @@ func kineInternal(name []byte) bool {
 // its write-ahead log, or as of its last checkpoint, with writes left
 // unread. The explorer's header and status say it.
 func (f *KineFile) Description() string {
+	if f.pg != nil {
+		return f.pgDescription()
+	}
 	desc := fmt.Sprintf("kine file %s (%s)", f.path, humanize.IBytes(uint64(f.size))) + f.gapsNote()
 	switch {
 	case f.walRead:
@@ -171,6 +182,9 @@ func (f *KineFile) Description() string {
 
 // Status describes the file as the one member whose data it is.
 func (f *KineFile) Status(ctx context.Context) (Cluster, error) {
+	if f.pg != nil {
+		return f.pgStatus(), nil
+	}
 	return Cluster{
 		Kine:            true,
 		Description:     f.Description(),
@@ -189,6 +203,9 @@ func (f *KineFile) Status(ctx context.Context) (Cluster, error) {
 // layout is the file's pages as a Layout: SQLite keeps no per-table page
 // counts but in its dbstat table, whose read is a walk of every page.
 func (f *KineFile) layout() *Layout {
+	if f.pg != nil {
+		return nil
+	}
 	return &Layout{PageSize: int(f.pageSize), Size: f.pages * f.pageSize, FileSize: f.size,
 		FreePages: f.freePages, InUse: (f.pages - f.freePages) * f.pageSize}
 }

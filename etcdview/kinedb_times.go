@@ -45,7 +45,11 @@ func (f *KineFile) recording() recording {
 	f.recOnce.Do(func() {
 		ctx := context.Background()
 		var n int
-		err := f.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('etcdscope_revisions', 'etcdscope_gaps')`).Scan(&n)
+		q := `SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('etcdscope_revisions', 'etcdscope_gaps')`
+		if f.pg != nil {
+			q = pgRecordingSQL
+		}
+		err := f.db.QueryRowContext(ctx, q).Scan(&n)
 		if f.rec.is = err == nil && n == 2; !f.rec.is {
 			return
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"os"
+
+	"github.com/etcdscope/etcdscope/etcdview/internal/pgsql"
 )
 
 // Offline is a Source read from a file, which never changes while it is
@@ -28,8 +30,12 @@ var (
 
 // OpenOffline opens the file at path read-only as what its first bytes say
 // it is: kine's SQLite file ("SQLite format 3\0"), or else an etcd data
-// file, with o (bbolt's magic is 16 bytes further, in its first meta page).
+// file, with o (bbolt's magic is 16 bytes further, in its first meta page);
+// a postgres:// URL is a recording in PostgreSQL (OpenKinePG).
 func OpenOffline(path string, o FileOptions) (Offline, error) {
+	if pgsql.IsURL(path) {
+		return OpenKinePG(path)
+	}
 	if isSQLite(fileHead(path)) {
 		k, err := OpenKineFile(path)
 		if err != nil {

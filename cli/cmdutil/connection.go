@@ -66,7 +66,7 @@ func (f *ConnFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.password, "password", "", "password of --user (ETCDCTL_PASSWORD)")
 	fs.DurationVar(&f.dialTimeout, "dial-timeout", etcdview.DefaultDialTimeout, "how long to wait for a connection (ETCDCTL_DIAL_TIMEOUT)")
 	fs.DurationVar(&f.CommandTimeout, "command-timeout", etcdview.DefaultCommandTimeout, "how long each request may take (ETCDCTL_COMMAND_TIMEOUT)")
-	fs.StringVar(&f.DB, "db", "", "read an offline data file instead of a live etcd: etcd's (member/snap/db or a snapshot) or kine's SQLite file (k3s' server/db/state.db)")
+	fs.StringVar(&f.DB, "db", "", "read an offline data file instead of a live etcd: etcd's (member/snap/db or a snapshot) or kine's SQLite file (k3s' server/db/state.db); a recording in PostgreSQL: postgres://...?cluster=NAME")
 	fs.BoolVar(&f.dbIndex, "db-index", true, "keep the --db file's key index for the next command, beside it as FILE.etcdscope-index or in the cache directory (false: build it in memory and write nothing)")
 	fs.StringVar(&f.HostRoot, "host-root", "/", "where the node's files are, to find its etcd when no flag names one (kubectl debug node/NAME --profile=sysadmin mounts the node at /host); given, only the node's etcd is read")
 	fs.StringVar(&f.cluster, "cluster", "", "read the cluster of this name in the config file, ${XDG_CONFIG_HOME:-~/.config}/etcdscope/config.yaml (a connection flag given as well wins over its field)")

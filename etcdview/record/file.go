@@ -48,12 +48,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
+	"github.com/etcdscope/etcdscope/etcdview/internal/pgsql"
 	_ "modernc.org/sqlite" // registers the driver "sqlite"
 )
 
@@ -86,8 +88,10 @@ var ownSchema = []string{
 type File struct {
 	path   string
 	db     *sql.DB
-	lock   *os.File // flock'ed: a second recorder on the file is refused
+	lock   io.Closer // flock'ed file, or PostgreSQL's advisory lock (lockPG): a second recorder is refused
 	prefix string
+	// pg is the cluster's recording in PostgreSQL; nil for a file.
+	pg *pgsql.Target
 	// head is the etcd revision the file is whole up to; 0 before its
 	// first snapshot.
 	head int64
@@ -101,6 +105,9 @@ type File struct {
 // Open opens the recording at path for writing, creating it, or resuming
 // the one there. prefix must be the one the file was recorded with.
 func Open(path, prefix string) (*File, error) {
+	if pgsql.IsURL(path) {
+		return openPG(path, prefix)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("--out %s: %w", path, err)
@@ -142,16 +149,22 @@ func Open(path, prefix string) (*File, error) {
 	// on it, and nothing else writes.
 	db.SetMaxOpenConns(1)
 	f := &File{path: path, db: db, lock: lock, prefix: prefix}
-	err = f.setup(context.Background())
-	if err == nil {
-		err = f.load(context.Background(), fresh)
+	if err := f.setup(context.Background()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--out %s: %w", f.path, err)
 	}
+	return f.ready(fresh)
+}
+
+// ready loads the file and prepares its statements.
+func (f *File) ready(fresh bool) (*File, error) {
+	err := f.load(context.Background(), fresh)
 	if err == nil {
 		err = f.prepare(context.Background())
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("--out %s: %w", path, err)
+		return nil, fmt.Errorf("--out %s: %w", f.path, err)
 	}
 	return f, nil
 }
@@ -159,7 +172,9 @@ func Open(path, prefix string) (*File, error) {
 // Close closes the file; SQLite then folds its log into it.
 func (f *File) Close() error {
 	err := f.db.Close()
-	f.lock.Close()
+	if f.lock != nil {
+		f.lock.Close()
+	}
 	return err
 }
 
@@ -172,15 +187,15 @@ func (f *File) Head() int64 { return f.head }
 // load creates the schema in a new or empty file, or checks that the file
 // is a recording of the same prefix and reads where it stands.
 func (f *File) load(ctx context.Context, fresh bool) error {
-	var tables int
-	if err := f.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'`).Scan(&tables); err != nil {
+	tables, err := f.tableCount(ctx)
+	if err != nil {
 		return sqliteError(err)
 	}
 	if fresh || tables == 0 {
 		return f.create(ctx)
 	}
 	var prefix sql.NullString
-	err := f.db.QueryRowContext(ctx, `SELECT value FROM etcdscope_record WHERE name = 'prefix'`).Scan(&prefix)
+	err = f.db.QueryRowContext(ctx, `SELECT value FROM etcdscope_record WHERE name = 'prefix'`).Scan(&prefix)
 	switch {
 	case err != nil && strings.Contains(err.Error(), "no such table"):
 		return errors.New("is an SQLite file but no recording of etcdscope's: refusing to write to it")
@@ -211,7 +226,7 @@ func (f *File) create(ctx context.Context) error {
 		return sqliteError(err)
 	}
 	defer tx.Rollback()
-	for _, s := range append(append([]string{}, kineSchema...), ownSchema...) {
+	for _, s := range f.schema() {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			return sqliteError(err)
 		}
@@ -235,6 +250,9 @@ func sqliteError(err error) error {
 
 // Size is the bytes of the file and of its write-ahead log.
 func (f *File) Size() int64 {
+	if f.pg != nil {
+		return pgsql.Size(context.Background(), f.db)
+	}
 	var n int64
 	for _, p := range []string{f.path, f.path + "-wal"} {
 		if fi, err := os.Stat(p); err == nil {

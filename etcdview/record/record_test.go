@@ -93,13 +93,13 @@ func (r *recorder) gaps() []Gap {
 	return out
 }
 
-// waitRecorded waits until the recording, read as --db reads it while it
-// is written, holds key with value.
+// waitRecorded waits until the recording (a file, or a postgres:// URL),
+// read as --db reads it while it is written, holds key with value.
 func waitRecorded(t *testing.T, path, key, value string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		f, err := etcdview.OpenKineFile(path)
+		f, err := etcdview.OpenOffline(path, etcdview.FileOptions{})
 		if err == nil {
 			kv, err := f.Get(t.Context(), key, 0)
 			f.Close()

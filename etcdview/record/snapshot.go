@@ -235,7 +235,7 @@ func (l *liveKeys) peek(ctx context.Context) (liveKey, bool, error) {
 func (l *liveKeys) next() { l.page = l.page[1:] }
 
 // read reads the next page: the last row of each name, from kine's index
-// on (name, id), with SQLite's bare columns of the row MAX picked.
+// on (name, id), then that row by its id (SQL that PostgreSQL runs too).
 func (l *liveKeys) read(ctx context.Context) error {
 	lo, hi := l.prefix, ""
 	if l.prefix != "" {
@@ -251,8 +251,8 @@ func (l *liveKeys) read(ctx context.Context) error {
 		args = append(args, hi)
 	}
 	q := `SELECT k.name, k.deleted, COALESCE(r.revision, k.id) FROM
-		(SELECT name, MAX(id) AS id, deleted FROM kine WHERE ` + cond + ` AND name != 'compact_rev_key' GROUP BY name ORDER BY name LIMIT ?) AS k
-		LEFT JOIN etcdscope_revisions AS r ON r.id = k.id ORDER BY k.name`
+		(SELECT MAX(id) AS id FROM kine WHERE ` + cond + ` AND name != 'compact_rev_key' GROUP BY name ORDER BY name LIMIT ?) AS m
+		JOIN kine AS k ON k.id = m.id LEFT JOIN etcdscope_revisions AS r ON r.id = k.id ORDER BY k.name`
 	rows, err := l.tx.QueryContext(ctx, q, append(args, livePage)...)
 	if err != nil {
 		return err

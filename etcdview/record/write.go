@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -66,7 +67,9 @@ func (f *File) begin(ctx context.Context) (*tx, error) {
 // commit commits the transaction, the file then whole up to etcd's
 // revision head.
 func (t *tx) commit(ctx context.Context, head int64) error {
-	if _, err := t.tx.ExecContext(ctx, `INSERT OR REPLACE INTO etcdscope_record (name, value) VALUES ('head', ?)`, head); err != nil {
+	// The head as text: PostgreSQL's column is TEXT (it holds the prefix
+	// too), SQLite's takes any type, and both read it back as a number.
+	if _, err := t.tx.ExecContext(ctx, `INSERT INTO etcdscope_record (name, value) VALUES ('head', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, strconv.FormatInt(head, 10)); err != nil {
 		t.tx.Rollback()
 		return err
 	}
