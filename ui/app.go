@@ -87,6 +87,9 @@ type Options struct {
 	Rev int64
 	// Clusters are what :ctx lists and switches to; nil offers none.
 	Clusters Clusters
+	// Recording is the recorder the explorer runs (--record); nil when
+	// none.
+	Recording *Recording
 	// Location is the zone a recording's times are shown and typed in
 	// (:at); nil is time.Local, the user's clock.
 	Location *time.Location
@@ -120,6 +123,8 @@ type Model struct {
 
 	// rec is the time line of a recording; nil on any other source.
 	rec *recording
+	// recordStopped says Options.Recording's recorder ended.
+	recordStopped bool
 
 	flash    string
 	flashErr bool
@@ -219,7 +224,7 @@ type memberDoneMsg struct {
 func (m *Model) Init() tea.Cmd { return tagged(m.epoch, m.init()) }
 
 func (m *Model) init() tea.Cmd {
-	cmds := []tea.Cmd{m.tail.Start(), m.awaitFailure(), m.awaitControlPlane(), m.readRecording()}
+	cmds := []tea.Cmd{m.tail.Start(), m.awaitFailure(), m.awaitControlPlane(), m.readRecording(), m.awaitRecording()}
 	for _, s := range m.screens {
 		if p, ok := s.pane.(initer); ok {
 			cmds = append(cmds, p.Init())
@@ -343,6 +348,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.onRev(msg)
 	case recordingMsg:
 		return m.onRecording(msg)
+	case recordEndedMsg:
+		return m.onRecordEnded(msg)
 	case tail.PlayedMsg:
 		return m.onPlayed(msg)
 	case cluster.StatusMsg:

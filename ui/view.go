@@ -121,6 +121,9 @@ func (m *Model) headerStatus() string {
 		}
 		line += " · " + cp
 	}
+	if r := m.recordState(); r != "" {
+		line += " · " + r
+	}
 	return common.Fit(line, m.width)
 }
 

@@ -158,7 +158,8 @@ func (m *Model) narrowed() bool { return m.filter != "" || m.scope != "" || m.wh
 // ShortHelp lists the pane's main keys, a replay's first on a recording.
 func (m *Model) ShortHelp() []key.Binding {
 	if m.play != nil {
-		return append([]key.Binding{m.keys.Play, m.keys.Speed}, m.keys.ShortHelp()...)
+		k := m.keys
+		return []key.Binding{k.Play, k.Speed, k.Diff, k.History, k.Follow, k.Filter, k.Back}
 	}
 	return m.keys.ShortHelp()
 }

@@ -76,20 +76,20 @@ type PlayedMsg struct {
 // the live watch of a file has nothing to tail.
 func (m *Model) Replay(times etcdview.RecordedTimes, rev int64, at time.Time) {
 	m.play = &player{times: times, pos: -1}
-	m.watch = nil
+	m.watch, m.ended = nil, false
 	m.SetPosition(rev, at)
 }
-
-// Replaying says whether the tail plays a recording.
-func (m *Model) Replaying() bool { return m.play != nil }
 
 // PlayState is the replay's state for the header: "" while no play runs,
 // else the state and the speed.
 func (m *Model) PlayState() string {
-	p := m.play
-	if p == nil {
+	if m.play == nil || m.play.state == stopped {
 		return ""
 	}
+	return m.play.stateName()
+}
+
+func (p *player) stateName() string {
 	switch p.state {
 	case playing:
 		return "▶ " + p.speedName()
@@ -98,7 +98,7 @@ func (m *Model) PlayState() string {
 	case finished:
 		return "■ end"
 	}
-	return ""
+	return "ready, " + p.speedName()
 }
 
 func (p *player) speedName() string {
