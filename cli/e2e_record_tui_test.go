@@ -2,11 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 	corev1 "k8s.io/api/core/v1"
@@ -26,14 +24,7 @@ func TestExplorerRecordsWhatItWatchesThenReplaysIt(t *testing.T) {
 	rev2 := etcdviewtest.Put(t, cli, webPod("nginx:1.28", corev1.PodRunning))
 	s.waitText(fmt.Sprint(rev2), "default/web-0")
 	// The recorder commits what it read before the explorer ends.
-	s.keys("q")
-	deadline := time.Now().Add(screenDeadline)
-	for exec.Command("tmux", "-L", s.socket, "has-session", "-t", "tui").Run() == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("the explorer did not end within %s of q", screenDeadline)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	s.quit()
 	if got := run(t, "get", "--db", path, "pods", "web-0", "-n", "default", "-o", "jsonpath={.spec.containers[0].image}"); got != "nginx:1.28" {
 		t.Errorf("the recording holds web-0 with image %q, want nginx:1.28", got)
 	}

@@ -194,13 +194,7 @@ func TestReplayAtFullSpeedDeliversEveryEventInOrder(t *testing.T) {
 	last := rec.revs[len(rec.revs)-1]
 	waitScreen(t, tm, fmt.Sprintf("end of the recording, at revision %d", last), "■ end", at(last, 190))
 	m := finalModel(t, tm)
-	var got []int64
-	r := m.tail.Ring()
-	for seq := r.First(); seq < r.Total(); seq++ {
-		if row := r.At(seq); row.Type != "" {
-			got = append(got, row.Rev)
-		}
-	}
+	got := playedRevs(m)
 	if want := rec.revs[1:]; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("the replay's rows are revisions %v, want %v", got, want)
 	}
@@ -246,13 +240,7 @@ func TestReplayKeepsTheRecordedGapsAndPauses(t *testing.T) {
 	typeText(tm, " ")
 	waitScreen(t, tm, "▶ 10×", at(rec.revs[4], 150))
 	m := finalModel(t, tm)
-	var got []int64
-	r := m.tail.Ring()
-	for seq := r.First(); seq < r.Total(); seq++ {
-		if row := r.At(seq); row.Type != "" {
-			got = append(got, row.Rev)
-		}
-	}
+	got := playedRevs(m)
 	if want := rec.revs[3:5]; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("the replay's rows are revisions %v, want %v", got, want)
 	}
@@ -272,4 +260,16 @@ func waitWait(t *testing.T, waits <-chan time.Duration, d time.Duration) {
 			t.Fatalf("the replay started no timer of %s within %s", d, waitFor)
 		}
 	}
+}
+
+// playedRevs are the revisions of the tail's event rows, in order.
+func playedRevs(m *Model) []int64 {
+	var revs []int64
+	r := m.tail.Ring()
+	for seq := r.First(); seq < r.Total(); seq++ {
+		if row := r.At(seq); row.Type != "" {
+			revs = append(revs, row.Rev)
+		}
+	}
+	return revs
 }
