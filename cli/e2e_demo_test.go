@@ -114,14 +114,7 @@ func TestDemoEndToEnd(t *testing.T) {
 		return strings.Contains(sc, "default/e2e-web-")
 	})
 
-	s.keys("q")
-	deadline := time.Now().Add(screenDeadline)
-	for exec.Command("tmux", "-L", s.socket, "has-session", "-t", "tui").Run() == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("etcdscope still runs %v after q", screenDeadline)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	s.quit()
 	if _, err := os.Stat(dataDir); !os.IsNotExist(err) {
 		t.Errorf("the temporary data dir %s is still there after quit (%v)", dataDir, err)
 	}

@@ -65,6 +65,19 @@ func (s *tuiSession) tmux(args ...string) string {
 	return string(out)
 }
 
+// quit types q and waits until etcdscope has ended.
+func (s *tuiSession) quit() {
+	s.t.Helper()
+	s.keys("q")
+	deadline := time.Now().Add(screenDeadline)
+	for exec.Command("tmux", "-L", s.socket, "has-session", "-t", "tui").Run() == nil {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("etcdscope still runs %v after q", screenDeadline)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func (s *tuiSession) screen() string { return s.tmux("capture-pane", "-p", "-t", "tui") }
 
 // keys types each argument as tmux send-keys names it ("Enter", "Escape", "j").

@@ -11,6 +11,7 @@ import (
 	"github.com/etcdscope/etcdscope/embedded/fanout"
 	"github.com/etcdscope/etcdscope/embedded/kube"
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/record"
 	"github.com/etcdscope/etcdscope/etcdview/resource"
 	"github.com/etcdscope/etcdscope/ui"
 	"github.com/etcdscope/etcdscope/ui/writepath"
@@ -26,6 +27,9 @@ type explorerFlags struct {
 	// bundled starts the bundled cluster even when one runs or the node's
 	// etcd was found.
 	bundled bool
+	// record is the recording the explorer writes while it runs; "" for
+	// none.
+	record string
 }
 
 // explorer builds the UI's options for a source, the first one and each
@@ -68,6 +72,9 @@ func runExplorer(ctx context.Context, conn *cmdutil.ConnFlags, flags explorerFla
 	if err != nil {
 		return err
 	}
+	if flags.record != "" && t.Kind == cmdutil.FileSource {
+		return fmt.Errorf("--record records a live etcd or kine; %s is a file already: drop --record", t.Description)
+	}
 	conn.Say(t)
 	opts, closeFn, err := ex.open(ctx, t)
 	if err != nil {
@@ -79,7 +86,38 @@ func runExplorer(ctx context.Context, conn *cmdutil.ConnFlags, flags explorerFla
 	// The UI's watch and reads end with ctx, before the source closes.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if flags.record != "" {
+		stop, err := recordBeside(ctx, flags.record, &opts)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	return ui.Run(ctx, opts)
+}
+
+// recordBeside records the explorer's first source into path while the
+// explorer runs, as etcdscope record does with no PREFIX (every key), so
+// that either resumes the other's file. Its failure is the UI's to show:
+// the terminal is the UI's. stop ends it after its last commit.
+func recordBeside(ctx context.Context, path string, opts *ui.Options) (stop func(), err error) {
+	f, err := record.Open(path, "")
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done, ended := make(chan error, 1), make(chan struct{})
+	src := opts.Source
+	go func() {
+		defer close(ended)
+		done <- f.Run(ctx, src, record.Options{})
+	}()
+	opts.Recording = &ui.Recording{File: path, Done: done}
+	return func() {
+		cancel()
+		<-ended
+		f.Close()
+	}, nil
 }
 
 // open builds the UI's options for t, starting the bundled cluster when t

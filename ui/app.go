@@ -87,6 +87,12 @@ type Options struct {
 	Rev int64
 	// Clusters are what :ctx lists and switches to; nil offers none.
 	Clusters Clusters
+	// Recording is the recorder the explorer runs (--record); nil when
+	// none.
+	Recording *Recording
+	// Location is the zone a recording's times are shown and typed in
+	// (:at); nil is time.Local, the user's clock.
+	Location *time.Location
 }
 
 // DefaultTailBuffer is the tail's ring size when Options gives none.
@@ -114,6 +120,11 @@ type Model struct {
 	cluster  *cluster.Model
 	timeline *changes.Model
 	space    *space.Model
+
+	// rec is the time line of a recording; nil on any other source.
+	rec *recording
+	// recordStopped says Options.Recording's recorder ended.
+	recordStopped bool
 
 	flash    string
 	flashErr bool
@@ -186,10 +197,14 @@ func (m *Model) build(opts Options) {
 // flashMsg ends flash number gen.
 type clearFlashMsg struct{ gen int }
 
-// revCheckedMsg says whether revision rev can be read.
+// revCheckedMsg says whether revision rev can be read, and when it
+// arrived on a recording. stay keeps the screen in front (a move on the
+// time line); :rev shows browse.
 type revCheckedMsg struct {
-	rev int64
-	err error
+	rev  int64
+	at   time.Time
+	stay bool
+	err  error
 }
 
 // failedMsg is a failure read from Options.Errors.
@@ -209,7 +224,7 @@ type memberDoneMsg struct {
 func (m *Model) Init() tea.Cmd { return tagged(m.epoch, m.init()) }
 
 func (m *Model) init() tea.Cmd {
-	cmds := []tea.Cmd{m.tail.Start(), m.awaitFailure(), m.awaitControlPlane()}
+	cmds := []tea.Cmd{m.tail.Start(), m.awaitFailure(), m.awaitControlPlane(), m.readRecording(), m.awaitRecording()}
 	for _, s := range m.screens {
 		if p, ok := s.pane.(initer); ok {
 			cmds = append(cmds, p.Init())
@@ -331,6 +346,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case revCheckedMsg:
 		return m.onRev(msg)
+	case recordingMsg:
+		return m.onRecording(msg)
+	case recordEndedMsg:
+		return m.onRecordEnded(msg)
+	case tail.PlayedMsg:
+		return m.onPlayed(msg)
 	case cluster.StatusMsg:
 		m.rate.observe(m.now(), m.tail.Ring().Total())
 		m.space.SetStatus(msg.Cluster, msg.Err, msg.At)
@@ -397,6 +418,8 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		m.commanding = true
 		m.input.SetValue("")
 		return m.input.Focus()
+	case key.Matches(msg, m.keys.StepBack, m.keys.StepForward, m.keys.MinuteBack, m.keys.MinuteForward):
+		return m.moveKey(msg)
 	}
 	if cmd, ok := m.screenKey(msg); ok {
 		return cmd
@@ -454,8 +477,11 @@ func (m *Model) onRev(msg revCheckedMsg) tea.Cmd {
 	if msg.err != nil {
 		return m.setFlash(fmt.Sprintf("cannot read revision %d: %v", msg.rev, msg.err), true)
 	}
+	cmd := tea.Batch(m.browse.setRev(msg.rev), m.setPosition(msg.rev, msg.at))
+	if msg.stay {
+		return cmd
+	}
 	m.show(Browse)
-	cmd := m.browse.setRev(msg.rev)
 	if msg.rev == 0 {
 		return tea.Batch(cmd, m.setFlash("back to the newest revision", false))
 	}

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/etcdscope/etcdscope/decode/where"
+	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/ui/common"
 	"github.com/etcdscope/etcdscope/ui/tree"
 )
@@ -40,6 +41,8 @@ func (m *Model) run(line string) tea.Cmd {
 		return tea.Quit
 	case "rev":
 		return m.revCommand(f[1:])
+	case "at":
+		return m.atCommand(f[1:])
 	case "key":
 		if len(f) != 2 {
 			return m.setFlash(":key takes one key or prefix: :key /registry/pods/default/", true)
@@ -121,19 +124,22 @@ func (m *Model) revCommand(args []string) tea.Cmd {
 	if len(args) != 1 {
 		return m.setFlash(":rev takes a revision or head", true)
 	}
-	if args[0] == "head" || args[0] == "0" {
-		return func() tea.Msg { return revCheckedMsg{rev: 0} }
-	}
-	rev, err := strconv.ParseInt(args[0], 10, 64)
-	if err != nil || rev < 0 {
-		return m.setFlash(fmt.Sprintf(":rev %s: a revision is a positive number", args[0]), true)
+	var rev int64
+	if args[0] != "head" {
+		var err error
+		if rev, err = strconv.ParseInt(args[0], 10, 64); err != nil || rev < 0 {
+			return m.setFlash(fmt.Sprintf(":rev %s: a revision is a positive number", args[0]), true)
+		}
 	}
 	c := m.common
+	var times etcdview.RecordedTimes
+	if m.rec != nil {
+		times = m.rec.times
+	}
 	return func() tea.Msg {
 		ctx, cancel := c.Context()
 		defer cancel()
-		_, err := c.Src.Children(ctx, tree.Root, rev)
-		return revCheckedMsg{rev: rev, err: err}
+		return checkRev(ctx, c, times, rev)
 	}
 }
 

@@ -57,8 +57,12 @@ func (m *Model) helpView() string {
 	for i, s := range m.screens {
 		screenKeys[i] = s.key
 	}
+	global := append([][]key.Binding{screenKeys}, m.keys.FullHelp()...)
+	if m.rec != nil {
+		global = append(global, m.keys.timeLineHelp())
+	}
 	sections := []helpSection{
-		{"screens", append([][]key.Binding{screenKeys}, m.keys.FullHelp()...)},
+		{"screens", global},
 		{"move (every list)", [][]key.Binding{common.DefaultNavKeyMap().Bindings()}},
 		{"command line", [][]key.Binding{commandHelp}},
 	}

@@ -10,6 +10,9 @@ type KeyMap struct {
 	Quit, Help, Command, Tab, Back key.Binding
 	Owners                         key.Binding // in browse
 	Restore                        key.Binding // in browse, as of a past revision
+	// The time line of a recording: a revision the recording holds, or
+	// a minute of its recorded times, back or forward.
+	StepBack, StepForward, MinuteBack, MinuteForward key.Binding
 }
 
 // DefaultKeyMap is k9s's layout: q quits, ? helps, : commands, the digits
@@ -23,6 +26,11 @@ func DefaultKeyMap() KeyMap {
 		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Owners:  key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "owners and dependents")),
 		Restore: key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "restore at :rev")),
+
+		StepBack:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "a revision back")),
+		StepForward:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "a revision forward")),
+		MinuteBack:    key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "a minute back")),
+		MinuteForward: key.NewBinding(key.WithKeys("}"), key.WithHelp("}", "a minute forward")),
 	}
 }
 
@@ -34,6 +42,12 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Tab, k.Back, k.Command, k.Help, k.Quit}}
 }
 
+// timeLineHelp is the time line's keys, which the help screen lists on a
+// recording, where they work.
+func (k KeyMap) timeLineHelp() []key.Binding {
+	return []key.Binding{k.StepBack, k.StepForward, k.MinuteBack, k.MinuteForward}
+}
+
 // commandHelp documents the command line, for the help screen.
 var commandHelp = []key.Binding{
 	key.NewBinding(key.WithKeys(":pods"), key.WithHelp(":pods", "open a resource (kubectl names)")),
@@ -41,6 +55,7 @@ var commandHelp = []key.Binding{
 	key.NewBinding(key.WithKeys(":key"), key.WithHelp(":key /registry/…", "open a key or prefix")),
 	key.NewBinding(key.WithKeys(":rev"), key.WithHelp(":rev 1234", "browse as of a revision")),
 	key.NewBinding(key.WithKeys(":rev head"), key.WithHelp(":rev head", "back to the newest")),
+	key.NewBinding(key.WithKeys(":at"), key.WithHelp(":at 03:12", "a recording as of a time")),
 	key.NewBinding(key.WithKeys(":tail"), key.WithHelp(":tail [prefix]", "tail a prefix")),
 	key.NewBinding(key.WithKeys(":du"), key.WithHelp(":du", "space: where the bytes and writes go")),
 	key.NewBinding(key.WithKeys(":where"), key.WithHelp(":where EXPR", "filter a level or the tail by CEL; none clears")),

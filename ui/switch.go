@@ -159,6 +159,9 @@ func (o Options) carry(prev Options) Options {
 	if o.Clusters == nil {
 		o.Clusters = prev.Clusters
 	}
+	if o.Location == nil {
+		o.Location = prev.Location
+	}
 	return o
 }
 

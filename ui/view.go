@@ -10,10 +10,15 @@ import (
 )
 
 // chrome is the rows around the body: two header rows, the tabs, the flash
-// line, and the footer.
-const chrome = 5
+// line, and the footer; a recording's time line is one more.
+func (m *Model) chrome() int {
+	if m.rec != nil {
+		return 6
+	}
+	return 5
+}
 
-func (m *Model) bodyHeight() int { return max(m.height-chrome, 1) }
+func (m *Model) bodyHeight() int { return max(m.height-m.chrome(), 1) }
 
 // layout sizes every screen for the window.
 func (m *Model) layout() {
@@ -29,7 +34,11 @@ func (m *Model) View() string {
 	if m.width == 0 {
 		return ""
 	}
-	rows := []string{m.headerTop(), m.headerStatus(), m.tabs(), m.flashLine()}
+	rows := []string{m.headerTop(), m.headerStatus()}
+	if m.rec != nil {
+		rows = append(rows, m.timeLine())
+	}
+	rows = append(rows, m.tabs(), m.flashLine())
 	body := m.body()
 	return strings.Join(rows, "\n") + "\n" + common.Box(body, m.width, m.bodyHeight()) + "\n" + m.footer()
 }
@@ -111,6 +120,9 @@ func (m *Model) headerStatus() string {
 			cp = "control plane ready"
 		}
 		line += " · " + cp
+	}
+	if r := m.recordState(); r != "" {
+		line += " · " + r
 	}
 	return common.Fit(line, m.width)
 }

@@ -9,6 +9,9 @@ import (
 type KeyMap struct {
 	common.NavKeyMap
 	Follow, Pause, Filter, Diff, History, Back key.Binding
+	// Play and Speed work on a recording, which the tail replays; there
+	// space plays and pauses the replay rather than the list's follow.
+	Play, Speed key.Binding
 }
 
 // DefaultKeyMap is the tail pane's keys.
@@ -21,6 +24,8 @@ func DefaultKeyMap() KeyMap {
 		Diff:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "diff")),
 		History:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "history")),
 		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Play:      key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "play/pause a recording")),
+		Speed:     key.NewBinding(key.WithKeys(">"), key.WithHelp(">", "replay speed 1×, 10×, max")),
 	}
 }
 

@@ -57,6 +57,9 @@ type Model struct {
 	watch  <-chan etcdview.Batch
 	head   int64
 	ended  bool
+	// play replays a recording in place of the watch; nil on a live
+	// source.
+	play *player
 
 	scope     string   // only keys below this prefix; "" for all
 	exact     bool     // scope is one key, not a prefix
@@ -152,11 +155,22 @@ func (m *Model) listHeight() int {
 // narrowed says whether a scope, a filter or a :where hides rows.
 func (m *Model) narrowed() bool { return m.filter != "" || m.scope != "" || m.where.rule != nil }
 
-// ShortHelp lists the pane's main keys.
-func (m *Model) ShortHelp() []key.Binding { return m.keys.ShortHelp() }
+// ShortHelp lists the pane's main keys, a replay's first on a recording.
+func (m *Model) ShortHelp() []key.Binding {
+	if m.play != nil {
+		k := m.keys
+		return []key.Binding{k.Play, k.Speed, k.Diff, k.History, k.Follow, k.Filter, k.Back}
+	}
+	return m.keys.ShortHelp()
+}
 
-// FullHelp lists all the pane's keys.
-func (m *Model) FullHelp() [][]key.Binding { return m.keys.FullHelp() }
+// FullHelp lists all the pane's keys, a replay's on a recording.
+func (m *Model) FullHelp() [][]key.Binding {
+	if m.play != nil {
+		return append(m.keys.FullHelp(), []key.Binding{m.keys.Play, m.keys.Speed})
+	}
+	return m.keys.FullHelp()
+}
 
 // n is the number of rows shown.
 func (m *Model) n() int {
@@ -184,10 +198,20 @@ func (m *Model) clamp() {
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case watchStartedMsg:
+		if m.play != nil {
+			return nil // a recording's rows come from the player
+		}
 		m.watch = msg.ch
 		return m.next()
 	case BatchesMsg:
+		if m.play != nil {
+			return nil
+		}
 		return m.ingest(msg)
+	case playReadMsg:
+		return m.onPlayRead(msg)
+	case playDueMsg:
+		return m.onPlayDue(msg.read)
 	case verdictsMsg:
 		return m.onVerdicts(msg)
 	case SummariesMsg:
@@ -347,6 +371,9 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.detail.cursor.Move(m.keys.NavKeyMap, msg, len(m.detail.lines))
 		return nil
+	}
+	if cmd, ok := m.playKey(msg); ok {
+		return cmd
 	}
 	if key.Matches(msg, m.keys.Bottom) {
 		m.follow = true

@@ -75,7 +75,10 @@ func (m *Model) status() string {
 	if !m.follow {
 		mode = s.Modified.Render(fmt.Sprintf("PAUSED, %d new", b.Total()-m.pausedAt))
 	}
-	if m.ended {
+	switch {
+	case m.play != nil:
+		mode = "replay " + m.play.stateName()
+	case m.ended:
 		mode = s.Deleted.Render("watch ended")
 	}
 	return fmt.Sprintf("%s  %s  %s, %d kept of %d, %d dropped", common.Render(s.Title, "tail "+orAll(m.scope)), mode, common.Count(b.Total(), "event"), b.Len(), b.Cap(), b.Dropped())

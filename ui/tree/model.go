@@ -138,11 +138,13 @@ func (m *Model) GoTo(path string) tea.Cmd {
 	return loadPath(m.common, m.opts.Resolve, m.gen, Root, path, m.rev, selected)
 }
 
-// SetRev reads the open path again as of rev (0: the newest).
+// SetRev reads the open path again as of rev (0: the newest), the key
+// under the cursor selected; on a directory it stays at the open level,
+// so that stepping through a recording's revisions does not descend.
 func (m *Model) SetRev(rev int64) tea.Cmd {
 	m.rev = rev
 	path := m.Prefix()
-	if ch, ok := m.Selected(); ok {
+	if ch, ok := m.Selected(); ok && !ch.Dir {
 		path = ch.Prefix
 	}
 	return m.GoTo(path)

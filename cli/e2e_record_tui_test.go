@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// TestExplorerRecordsWhatItWatchesThenReplaysIt: the explorer with
+// --record writes every change it sees into the file while it runs, says
+// so in its header, and the file opened with --db is a recording that the
+// time line steps through and the tail replays.
+func TestExplorerRecordsWhatItWatchesThenReplaysIt(t *testing.T) {
+	c, endpoints, cli := startEtcd(t, 1)
+	path := filepath.Join(t.TempDir(), "rec.db")
+	rev1 := etcdviewtest.Put(t, cli, webPod("nginx:1.27", corev1.PodPending))
+	s := startTUI(t, append([]string{"--endpoints", endpoints, "--record", path}, tlsFlags(c.TLS())...)...)
+	s.waitText("1/1 members up", "record "+path)
+	s.keys("2")
+	rev2 := etcdviewtest.Put(t, cli, webPod("nginx:1.28", corev1.PodRunning))
+	s.waitText(fmt.Sprint(rev2), "default/web-0")
+	// The recorder commits what it read before the explorer ends.
+	s.quit()
+	if got := run(t, "get", "--db", path, "pods", "web-0", "-n", "default", "-o", "jsonpath={.spec.containers[0].image}"); got != "nginx:1.28" {
+		t.Errorf("the recording holds web-0 with image %q, want nginx:1.28", got)
+	}
+
+	r := startTUI(t, "--db", path)
+	r.waitText("replay ", fmt.Sprintf("rev %d at", rev2))
+	r.keys("[")
+	screen := r.waitText(fmt.Sprintf("@rev %d", rev1), fmt.Sprintf("rev %d at before the first recorded time", rev1))
+	r.keys("2", ">", ">", "Space")
+	screen = r.waitText("end of the recording, at revision "+fmt.Sprint(rev2), "■ end")
+	if !strings.Contains(screen, "MODIFIED") {
+		t.Errorf("the replay shows no MODIFIED row of web-0:\n%s", screen)
+	}
+	t.Logf("the tail replaying the recording:\n%s", screen)
+}
+
+// --record writes a recording of a live source: a file is one already.
+func TestRecordRefusesAFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rec.db")
+	msg := runFails(t, "--db", "../testdata/kube-1.7/boltdb-db", "--record", path)
+	if !strings.Contains(msg, "--record records a live etcd or kine") {
+		t.Errorf("--db with --record: %q, want it refused", msg)
+	}
+}
