@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/etcdscope/etcdscope/demo"
+	"github.com/etcdscope/etcdscope/embedded/controlplane"
 )
 
 // TestBundledFlagsKeepEachCommandsHelp checks the bundled cluster's flags,
@@ -47,4 +51,33 @@ func flagLine(help, flag string) string {
 		}
 	}
 	return ""
+}
+
+// TestMemoryLimitFlag checks --memory-limit as the bundled cluster gets it:
+// Kubernetes' quantities, 0 for none, the demo's default without the flag
+// (GOMEMLIMIT's when that is set), and one line of error for anything else,
+// before a cluster starts.
+func TestMemoryLimitFlag(t *testing.T) {
+	tests := []struct {
+		flag, env string
+		want      int64
+	}{
+		{"512Mi", "", 512 << 20},
+		{"1G", "", 1e9},
+		{"0", "", math.MaxInt64},
+		{"", "", controlplane.DefaultMemoryLimit(demo.Busy)},
+		{"", "700MiB", 0}, // the runtime read GOMEMLIMIT itself
+	}
+	for _, tc := range tests {
+		t.Setenv("GOMEMLIMIT", tc.env)
+		f := bundledFlags{memoryLimit: tc.flag}
+		if got, err := f.limit(demo.Busy); err != nil || got != tc.want {
+			t.Errorf("--memory-limit %q, GOMEMLIMIT %q: %d, %v; want %d", tc.flag, tc.env, got, err, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"--memory-limit", "lots"}, {"serve", "--apiserver", "--memory-limit", "-1Gi"}} {
+		if msg := runFails(t, args...); !strings.Contains(msg, "--memory-limit") || !strings.Contains(msg, "512Mi") {
+			t.Errorf("etcdscope %s: %q, want what --memory-limit takes", strings.Join(args, " "), msg)
+		}
+	}
 }

@@ -38,6 +38,8 @@ type explorer struct {
 	conn    *cmdutil.ConnFlags
 	flags   explorerFlags
 	profile demo.Profile
+	// memoryLimit is the bundled cluster's Go memory limit (--memory-limit).
+	memoryLimit int64
 	// started is the bundled cluster this explorer started, nil before;
 	// stop stops it.
 	started *startedBundled
@@ -66,6 +68,9 @@ func runExplorer(ctx context.Context, conn *cmdutil.ConnFlags, flags explorerFla
 	conn.StartBundled = flags.bundled
 	ex := &explorer{conn: conn, flags: flags}
 	if ex.profile, err = demo.ParseProfile(flags.demo); err != nil {
+		return err
+	}
+	if ex.memoryLimit, err = flags.limit(ex.profile); err != nil {
 		return err
 	}
 	t, err := conn.Target(ctx)
@@ -176,6 +181,7 @@ func (ex *explorer) openBundled(ctx context.Context, opts *ui.Options) (closeFn 
 		cp, src, closeSrc, err := cmdutil.OpenBundled(ctx, ex.conn, controlplane.Options{
 			APIServer: true, Demo: ex.profile, Nodes: ex.flags.demoNodes, CompactionInterval: ex.flags.compaction,
 			EncryptionConfig: ex.conn.Decoding.EncryptionConfig, CaptureStderr: true, Announce: "the etcdscope explorer",
+			MemoryLimit: ex.memoryLimit, HeapProfiles: ex.flags.heapProfiles,
 		}, ex.flags.members)
 		if err != nil {
 			return nil, err

@@ -42,8 +42,11 @@ is printed to stderr, and it serves on.`,
 			}
 			opts.Cluster.DataDir, opts.Cluster.Members = conn.DataDir, bundled.members
 			opts.Nodes, opts.CompactionInterval = bundled.demoNodes, bundled.compaction
-			opts.EncryptionConfig = conn.Decoding.EncryptionConfig
+			opts.EncryptionConfig, opts.HeapProfiles = conn.Decoding.EncryptionConfig, bundled.heapProfiles
 			if opts.Demo, err = demo.ParseProfile(bundled.demo); err != nil {
+				return err
+			}
+			if opts.MemoryLimit, err = bundled.limit(opts.Demo); err != nil {
 				return err
 			}
 			if opts.Demo != demo.Off && !opts.APIServer {

@@ -43,6 +43,15 @@ type Options struct {
 	// descriptor 2 into its log (see captureStderr): for a process that
 	// draws on the terminal, or prints there what it means to.
 	CaptureStderr bool
+	// MemoryLimit is the Go runtime's soft memory limit
+	// (debug.SetMemoryLimit) while the control plane runs, in bytes; 0
+	// leaves the process's (GOMEMLIMIT, or none). DefaultMemoryLimit sizes
+	// it for a profile.
+	MemoryLimit int64
+	// HeapProfiles writes the Go heap's profile into the data dir
+	// (HeapProfileName) on each SIGUSR1: for bench/soak, and for whoever
+	// asks where the control plane's memory goes.
+	HeapProfiles bool
 	// Announce, when set, names what runs the cluster ("etcdscope serve") in
 	// a state file in StateDir, so that commands with no flags read it.
 	Announce string
@@ -73,6 +82,7 @@ type ControlPlane struct {
 	logs      []*os.File
 	// restoreStderr undoes Options.CaptureStderr; nil without it.
 	restoreStderr func()
+	restoreLimit  func() // undoes Options.MemoryLimit
 	statePath     string // the state file of Options.Announce
 
 	errs    chan error
@@ -98,7 +108,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return nil, err
 	}
 	cp := &ControlPlane{cluster: c, errs: make(chan error, errorBuffer), closing: make(chan struct{})}
+	cp.restoreLimit = setMemoryLimit(opts.MemoryLimit)
 	cp.runDemo = opts.Demo != "" && opts.Demo != demo.Off
+	if opts.HeapProfiles {
+		profileHeapOnSignal(&cp.watch, cp.closing, c.DataDir(), cp.report)
+	}
 	if !opts.APIServer && !cp.runDemo {
 		return cp.announced(opts.Announce)
 	}
@@ -293,6 +307,7 @@ func (cp *ControlPlane) Close() error {
 		if cp.restoreStderr != nil {
 			cp.restoreStderr()
 		}
+		cp.restoreLimit()
 		for _, f := range cp.logs {
 			errs = append(errs, f.Close())
 		}
