@@ -29,13 +29,13 @@ const writers = 8
 // revision of the last write.
 func Fill(ctx context.Context, kv clientv3.KV, p Plan) (int64, error) {
 	put := putTxn(kv)
-	rev, err := write(ctx, p.Objects(), writers, put)
+	rev, err := write(ctx, p.entries(), writers, put)
 	if err != nil {
 		return 0, err
 	}
 	// One transaction at a time, so that the revisions of one key are in
 	// the order written.
-	hrev, err := write(ctx, p.History(), 1, put)
+	hrev, err := write(ctx, objectEntries(p.History()), 1, put)
 	return max(rev, hrev), err
 }
 
@@ -81,17 +81,40 @@ func (p Plan) History() iter.Seq[k8sruntime.Object] {
 
 type kvPair struct{ key, value string }
 
+// entry is one key a fill writes, and how its value is encoded: on the
+// encoders' cores, not while the keys are laid out.
+type entry struct {
+	key    string
+	encode func() ([]byte, error)
+}
+
+// objectEntries are objs, each under its key in kube-apiserver's encoding.
+func objectEntries(objs iter.Seq[k8sruntime.Object]) iter.Seq[entry] {
+	return func(yield func(entry) bool) {
+		for o := range objs {
+			key, err := etcdviewtest.Key(o)
+			e := entry{key: key, encode: func() ([]byte, error) { return etcdviewtest.Encode(o) }}
+			if err != nil {
+				e.encode = func() ([]byte, error) { return nil, err }
+			}
+			if !yield(e) {
+				return
+			}
+		}
+	}
+}
+
 // commitFunc writes one batch of encoded objects and returns the revision
 // of its last write.
 type commitFunc func(ctx context.Context, pairs []kvPair) (int64, error)
 
-// write encodes objs on every core and commits them in batches of txnOps,
-// parallel batches at a time.
-func write(ctx context.Context, objs iter.Seq[k8sruntime.Object], parallel int, commit commitFunc) (int64, error) {
+// write encodes entries on every core and commits them in batches of
+// txnOps, parallel batches at a time.
+func write(ctx context.Context, entries iter.Seq[entry], parallel int, commit commitFunc) (int64, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := make(chan []k8sruntime.Object)
-	go batchObjects(ctx, objs, batches)
+	batches := make(chan []entry)
+	go batchEntries(ctx, entries, batches)
 	encoded := make(chan []kvPair)
 	var encoders sync.WaitGroup
 	errs := make(chan error, parallel+runtime.NumCPU())
@@ -141,12 +164,12 @@ func write(ctx context.Context, objs iter.Seq[k8sruntime.Object], parallel int, 
 	}
 }
 
-// batchObjects sends objs in batches of at most txnOps, closing batches at
-// the end or when ctx ends. etcd refuses a transaction that puts one key
+// batchEntries sends entries in batches of at most txnOps, closing batches
+// at the end or when ctx ends. etcd refuses a transaction that puts one key
 // twice, so a key already in the batch starts the next one.
-func batchObjects(ctx context.Context, objs iter.Seq[k8sruntime.Object], batches chan<- []k8sruntime.Object) {
+func batchEntries(ctx context.Context, entries iter.Seq[entry], batches chan<- []entry) {
 	defer close(batches)
-	var b []k8sruntime.Object
+	var b []entry
 	inBatch := map[string]bool{}
 	send := func() bool {
 		if len(b) == 0 {
@@ -160,28 +183,23 @@ func batchObjects(ctx context.Context, objs iter.Seq[k8sruntime.Object], batches
 			return false
 		}
 	}
-	for o := range objs {
-		key, _ := etcdviewtest.Key(o)
-		if (len(b) == txnOps || inBatch[key]) && !send() {
+	for e := range entries {
+		if (len(b) == txnOps || inBatch[e.key]) && !send() {
 			return
 		}
-		b, inBatch[key] = append(b, o), true
+		b, inBatch[e.key] = append(b, e), true
 	}
 	send()
 }
 
-func encode(objs []k8sruntime.Object) ([]kvPair, error) {
-	pairs := make([]kvPair, len(objs))
-	for i, o := range objs {
-		key, err := etcdviewtest.Key(o)
+func encode(entries []entry) ([]kvPair, error) {
+	pairs := make([]kvPair, len(entries))
+	for i, e := range entries {
+		value, err := e.encode()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("encode %s: %w", e.key, err)
 		}
-		value, err := etcdviewtest.Encode(o)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s: %w", key, err)
-		}
-		pairs[i] = kvPair{key, string(value)}
+		pairs[i] = kvPair{e.key, string(value)}
 	}
 	return pairs, nil
 }

@@ -28,13 +28,13 @@ const kineWriters = 16
 // measured data would change under the bench.
 func FillKine(ctx context.Context, kv clientv3.KV, p Plan) (int64, error) {
 	w := &kineWriter{kv: kv, revs: map[string]int64{}}
-	rev, err := write(ctx, p.Objects(), kineWriters, w.create)
+	rev, err := write(ctx, p.entries(), kineWriters, w.create)
 	if err != nil {
 		return 0, err
 	}
 	// One writer, so that the revisions of one key are in the order
 	// written and each update reads the revision of the one before.
-	hrev, err := write(ctx, p.History(), 1, w.update)
+	hrev, err := write(ctx, objectEntries(p.History()), 1, w.update)
 	if err != nil {
 		return 0, err
 	}

@@ -11,14 +11,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// share is how many objects of one resource a fill of 1M keys holds.
+type share struct {
+	resource string
+	n        int
+}
+
 // perMillion is how many objects of each resource a cluster of 1M keys
 // holds: events dominate (kube-apiserver keeps them an hour), then
 // ReplicaSets (ten old ones per Deployment), ConfigMaps and Secrets; one
 // lease per node renews every 10s.
-var perMillion = []struct {
-	resource string
-	n        int
-}{
+var perMillion = []share{
 	{"events", 480_000},
 	{"replicasets", 120_000},
 	{"configmaps", 110_000},
@@ -32,6 +35,7 @@ var perMillion = []struct {
 
 // Plan is the cluster a fill writes.
 type Plan struct {
+	Layout     Layout
 	Keys       int // total keys below /registry
 	Namespaces int
 	Nodes      int
@@ -42,23 +46,54 @@ type Plan struct {
 	// fill, PodUpdates how many pods get one status update: the history.
 	LeaseRenewals int
 	PodUpdates    int
+	// Custom is how many custom objects (and CRDs) the plan holds beside
+	// Counts, Foreign how many keys that are no Kubernetes object.
+	Custom  int
+	Foreign int
 }
 
 // NewPlan scales the proportions of a 1M-key, 500-namespace, 5,000-node
-// cluster to keys.
+// cluster to keys: the cluster layout.
 func NewPlan(keys int) Plan {
-	p := Plan{Keys: keys, Counts: map[string]int{}, LeaseRenewals: 10}
+	return Layouts[0].Plan(keys)
+}
+
+// scale is the plan of keys objects in the proportions of shares, the
+// first share taking what rounding leaves.
+func scale(l Layout, keys int, shares []share) Plan {
+	p := Plan{Layout: l, Keys: keys, Counts: map[string]int{}, LeaseRenewals: 10}
 	total := 0
-	for _, r := range perMillion {
+	for _, r := range shares {
 		n := max(1, r.n*keys/1_000_000)
 		p.Counts[r.resource] = n
 		total += n
 	}
-	p.Counts["events"] += keys - total // rounding
+	p.Counts[shares[0].resource] += keys - total
 	p.Namespaces = p.Counts["namespaces"]
 	p.Nodes = p.Counts["minions"]
 	p.PodUpdates = p.Counts["pods"] / 20
 	return p
+}
+
+// entries yields every key of the plan: its objects, then its custom
+// objects and foreign keys.
+func (p Plan) entries() iter.Seq[entry] {
+	return func(yield func(entry) bool) {
+		seqs := []iter.Seq[entry]{objectEntries(p.Objects())}
+		if p.Custom > 0 {
+			seqs = append(seqs, p.customEntries(p.Custom))
+		}
+		if p.Foreign > 0 {
+			seqs = append(seqs, foreignEntries(p.Foreign))
+		}
+		for _, seq := range seqs {
+			for e := range seq {
+				if !yield(e) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // Objects yields every object of the plan, namespaced ones spread evenly

@@ -32,12 +32,18 @@ func (r *benchEtcd) Stop() {
 // openData starts etcd on a copy of the kept fill for keys, filling it first
 // when there is no complete fill (a "filled" marker is written last, so an
 // interrupted fill starts over). fillOnly stops after the fill.
-func openData(etcdBin string, keys int, fillOnly bool, logf func(string, ...any)) (*benchEtcd, error) {
+func openData(etcdBin string, layout fill.Layout, keys int, fillOnly bool, logf func(string, ...any)) (*benchEtcd, error) {
 	// etcd's on-disk format moves between minor versions (3.7 does not open
-	// a 3.4 data dir), so each version has a fill of its own.
-	dir := filepath.Join(cacheDir(), fmt.Sprintf("etcd%s-%d-v%s", serverVersion(etcdBin), keys, fillVersion))
+	// a 3.4 data dir), so each version has a fill of its own, and so does
+	// each layout (the first keeps the name it had before there were
+	// others).
+	name := fmt.Sprintf("etcd%s-%d-v%s", serverVersion(etcdBin), keys, fillVersion)
+	if layout.Name != fill.Layouts[0].Name {
+		name = fmt.Sprintf("etcd%s-%d-%s-v%s", serverVersion(etcdBin), keys, layout.Name, fillVersion)
+	}
+	dir := filepath.Join(cacheDir(), name)
 	if _, err := os.Stat(filepath.Join(dir, "filled")); err != nil {
-		if err := makeFill(etcdBin, dir, keys, logf); err != nil {
+		if err := makeFill(etcdBin, dir, layout.Plan(keys), logf); err != nil {
 			return nil, err
 		}
 	} else {
@@ -64,8 +70,8 @@ func openData(etcdBin string, keys int, fillOnly bool, logf func(string, ...any)
 	return &benchEtcd{External: e, dir: work}, nil
 }
 
-// makeFill fills a new etcd in dir with the plan for keys, and stops it.
-func makeFill(etcdBin, dir string, keys int, logf func(string, ...any)) error {
+// makeFill fills a new etcd in dir with plan, and stops it.
+func makeFill(etcdBin, dir string, plan fill.Plan, logf func(string, ...any)) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -77,8 +83,7 @@ func makeFill(etcdBin, dir string, keys int, logf func(string, ...any)) error {
 		return err
 	}
 	defer e.Stop()
-	plan := fill.NewPlan(keys)
-	logf("filling %s with %d keys (paid once per machine)", dir, keys)
+	logf("filling %s with %d keys, layout %s (paid once per machine)", dir, plan.Keys, plan.Layout.Name)
 	cli, err := client(e)
 	if err != nil {
 		return err
@@ -90,5 +95,5 @@ func makeFill(etcdBin, dir string, keys int, logf func(string, ...any)) error {
 		return fmt.Errorf("fill: %w", err)
 	}
 	logf("filled to revision %d in %v", rev, time.Since(start).Round(time.Second))
-	return os.WriteFile(filepath.Join(dir, "filled"), fmt.Appendf(nil, "%d keys, revision %d\n", keys, rev), 0o644)
+	return os.WriteFile(filepath.Join(dir, "filled"), fmt.Appendf(nil, "%d keys, layout %s, revision %d\n", plan.Keys, plan.Layout.Name, rev), 0o644)
 }

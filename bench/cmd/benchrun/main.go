@@ -25,7 +25,7 @@ func main() {
 	etcdctl := flag.String("etcdctl", "/usr/bin/etcdctl", "etcdctl to compare with (bench/run passes etcdctl 3.7.3, which works against every etcd)")
 	etcdscope := flag.String("etcdscope", "", "etcdscope binary to measure (bench/run builds it)")
 	fillOnly := flag.Bool("fill-only", false, "fill (or reuse) the data dir, then stop")
-	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, history, du, tui, offline, check, changes, tail, go, kine")
+	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, ls, history, du, tui, offline, check, changes, tail, go, kine")
 	tuiEndpoint := flag.String("tui-child", "", "internal: run the TUI figures' child process against this endpoint")
 	flag.Parse()
 	if *watchUntil > 0 {
@@ -66,14 +66,26 @@ func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, 
 	if err != nil {
 		return err
 	}
-	// Every group but kine measures the etcd fill; kine brings its own.
+	ls, err := layouts()
+	if err != nil {
+		return err
+	}
+	// Every group but kine and ls measures the etcd fill; kine brings its
+	// own, and ls one of each layout.
 	var e *benchEtcd
-	if only == "" || slices.ContainsFunc(strings.Split(only, ","), func(g string) bool { return g != "kine" }) {
-		if e, err = openData(etcdBin, keys, fillOnly, logf); err != nil {
+	if only == "" || slices.ContainsFunc(strings.Split(only, ","), func(g string) bool { return g != "kine" && g != "ls" }) {
+		if e, err = openData(etcdBin, fill.Layouts[0], keys, fillOnly, logf); err != nil {
 			return err
 		}
 	}
 	if fillOnly {
+		if want("ls") {
+			for _, l := range ls {
+				if _, err := openData(etcdBin, l, keys, true, logf); err != nil {
+					return err
+				}
+			}
+		}
 		if want("kine") {
 			_, _, err = keptKine(repo, *kineKeys, logf)
 		}
@@ -94,12 +106,15 @@ func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, 
 	en := env{repo: repo, etcdscope: etcdscope, etcdctl: etcdctl, etcdBin: etcdBin, self: self,
 		runs: runs, quick: quick, tmp: tmp, keys: keys, pods: fill.NewPlan(keys).Counts["pods"]}
 	measured := "no etcd (the kine group serves its own)"
+	if want("ls") {
+		measured = fmt.Sprintf("etcd %s (%s, one member per layout)", serverVersion(etcdBin), etcdOrigin(etcdBin))
+	}
 	if e != nil {
 		en.endpoint = e.Endpoint
 		measured = fmt.Sprintf("etcd %s (%s, one member)", e.Version, etcdOrigin(etcdBin))
 	}
 	started := time.Now()
-	rows := measureGroups(en, tailFor, want, logf)
+	rows := measureGroups(en, ls, tailFor, want, logf)
 
 	host, _ := os.Hostname()
 	fmt.Printf("\n%s, %s, %d cores, %s, %s; %d runs per figure, medians; took %v\n\n",
@@ -114,7 +129,7 @@ func bench(keys, runs int, quick bool, tailFor time.Duration, etcdBin, etcdctl, 
 
 // measureGroups measures the groups of figures wanted, in the table's
 // order.
-func measureGroups(en env, tailFor time.Duration, want func(string) bool, logf func(string, ...any)) []row {
+func measureGroups(en env, ls []fill.Layout, tailFor time.Duration, want func(string) bool, logf func(string, ...any)) []row {
 	var rows []row
 	var registryKeys float64
 	if want("cli") {
@@ -123,6 +138,9 @@ func measureGroups(en env, tailFor time.Duration, want func(string) bool, logf f
 		cli, registryKeys = cliFigures(en)
 		rows = append(rows, cli...)
 		rows = append(rows, columnsFigure(en))
+	}
+	if want("ls") {
+		rows = append(rows, layoutFigures(en, ls, logf)...)
 	}
 	if want("history") {
 		logf("history figures (hyperfine, %d runs each)", en.runs)
