@@ -5,7 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/etcdscope/etcdscope/cli/internal/clitest"
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -47,5 +50,29 @@ func TestRecordRefusesAFile(t *testing.T) {
 	msg := runFails(t, "--db", "../testdata/kube-1.7/boltdb-db", "--record", path)
 	if !strings.Contains(msg, "--record records a live etcd or kine") {
 		t.Errorf("--db with --record: %q, want it refused", msg)
+	}
+}
+
+// TestExplorerRecordsItsFirstClusterAfterASwitch: --record records the
+// cluster the explorer opened first, whichever it shows: after :ctx second
+// the header and the flash line say whose recording goes on, a write to
+// the first cluster still reaches the file, and nothing of the second.
+func TestExplorerRecordsItsFirstClusterAfterASwitch(t *testing.T) {
+	first, second := etcdtest.Start(t, etcdtest.Options{}), etcdtest.Start(t, etcdtest.Options{})
+	clitest.UserConfig(t, fmt.Sprintf("clusters:\n- name: first\n  endpoints: [%s]\n- name: second\n  endpoints: [%s]\n", first.Endpoint, second.Endpoint))
+	etcdviewtest.Put(t, second.Client(t), etcdviewtest.ConfigMap("only-in-second"))
+	path := filepath.Join(t.TempDir(), "rec.db")
+	s := startTUI(t, "--cluster", "first", "--record", path)
+	s.waitText("record "+path, "cluster first")
+	s.command("ctx second")
+	s.waitText("switched to second; record "+path+" goes on recording first", "record "+path+" of first")
+	rev := etcdviewtest.Put(t, first.Client(t), webPod("nginx:1.29", corev1.PodRunning))
+	waitFor(t, 60*time.Second, "the write to first recorded", func() bool { return recordedHead(path) >= rev })
+	s.quit()
+	if got := run(t, "get", "--db", path, "pods", "web-0", "-n", "default", "-o", "jsonpath={.spec.containers[0].image}"); got != "nginx:1.29" {
+		t.Errorf("the recording holds web-0 with image %q, want first's nginx:1.29", got)
+	}
+	if got := run(t, "ls", "--db", path, "/registry/configmaps/default/"); strings.Contains(got, "only-in-second") {
+		t.Errorf("the recording holds the second cluster's ConfigMap:\n%s", got)
 	}
 }
