@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -75,4 +76,41 @@ func TestExplorerRecordsItsFirstClusterAfterASwitch(t *testing.T) {
 	if got := run(t, "ls", "--db", path, "/registry/configmaps/default/"); strings.Contains(got, "only-in-second") {
 		t.Errorf("the recording holds the second cluster's ConfigMap:\n%s", got)
 	}
+}
+
+// TestARecordingOfARollingUpdateReplays: the explorer records the bundled
+// control plane while the real kubectl restarts CoreDNS; opened with --db,
+// the recording replays the rollout from the revision before it, at full
+// speed, to its end: the tail holds the Deployment's changes and the new
+// ReplicaSet the restart made, and every screen is as of the end.
+func TestARecordingOfARollingUpdateReplays(t *testing.T) {
+	k := newKubectl(t)
+	dir := t.TempDir()
+	path := filepath.Join(t.TempDir(), "rollout.db")
+	s := startTUI(t, "--data-dir", dir, "--demo-nodes", "1", "--record", path)
+	waitLong(t, s, "3/3 members up", "control plane ready", "· record /tmp/")
+	k.kubeconfig = filepath.Join(dir, "kubeconfig")
+	k.run(t, "wait", "--for=create", "--timeout=50s", "-n", "kube-system", "deployment/coredns")
+	k.run(t, "-n", "kube-system", "rollout", "status", "deployment/coredns", "--timeout=50s")
+	before := k.run(t, "-n", "kube-system", "get", "deployment", "coredns", "-o", "jsonpath={.metadata.resourceVersion}")
+	k.run(t, "-n", "kube-system", "rollout", "restart", "deployment", "coredns")
+	k.run(t, "-n", "kube-system", "rollout", "status", "deployment/coredns", "--timeout=50s")
+	s.quit()
+
+	r := startTUI(t, "--db", path)
+	r.waitText("replay ")
+	r.command("rev " + before)
+	r.waitText("rev " + before + " at ")
+	r.keys("2", ">", ">", "Space")
+	r.waitText("■ end", "end of the recording, at revision")
+	filtered := func(words string, row *regexp.Regexp) string {
+		t.Helper()
+		r.keys("/")
+		r.tmux("send-keys", "-t", "tui", "-l", words)
+		r.keys("Enter")
+		return r.waitFor("a row of "+words, func(sc string) bool { return row.MatchString(sc) })
+	}
+	filtered("deployments coredns modified", regexp.MustCompile(`MODIFIED +deployments +kube-system/coredns `))
+	screen := filtered("replicasets coredns added", regexp.MustCompile(`ADDED +replicasets +kube-system/coredns-\w+ `))
+	t.Logf("the replay of the rollout, the new ReplicaSet's row:\n%s", screen)
 }
