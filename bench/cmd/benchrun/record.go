@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,44 +22,55 @@ import (
 )
 
 // The record figure's goals, issue 26's: it keeps up with etcd's maximum
-// write rate, in bounded memory, in a file little larger than what it holds.
+// write rate on these machines (the tail figure's writer, about 8,700
+// puts/s on a quiet machine), in bounded memory, in a file little larger
+// than what it holds.
 const (
 	recordMaxLag  = time.Second
+	recordMinRate = 8700
 	recordMaxRSS  = 150e6
 	recordMaxSize = 1.2
 )
 
 // recordFigure runs the real `etcdscope record` as a process of its own,
-// under GNU time, beside the tail figure's writers (etcd's maximum rate on
-// this machine), below their prefix: the lag of each put, from its answer
-// to the commit that holds it in the file (the file's head, polled), the
-// recorder's peak RSS, and the file's size over the bytes of the keys and
-// values it holds, once the recorder ended on SIGINT.
+// under GNU time, below the prefix of the tail figure's writers, twice.
+// First beside them, at etcd's maximum rate: the lag of each put, from its
+// answer to the commit that holds it in the file (the file's head,
+// polled). Then, stopped while they write as much again, started anew on
+// its file: the rate at which it catches up on the backlog etcd then
+// holds is the most it records, whatever rate the writers reach on a
+// machine shared with others. Then the recorder's peak RSS, every put in
+// the file, and the file's size over the bytes of the keys and values it
+// holds, once the recorder ended on SIGINT and folded its log.
 func recordFigure(e env, d time.Duration) row {
 	const figure = "record beside a writer at etcd's maximum rate"
-	goal := fmt.Sprintf("lag < %v, peak RSS ≤ %.0f MB, file ≤ %g× its keys and values, no event lost", recordMaxLag, recordMaxRSS/1e6, recordMaxSize)
+	goal := fmt.Sprintf("lag < %v, catching up ≥ %d events/s, peak RSS ≤ %.0f MB, file ≤ %g× its keys and values, no event lost",
+		recordMaxLag, recordMinRate, recordMaxRSS/1e6, recordMaxSize)
 	res, err := measureRecord(e, d)
 	if err != nil {
 		return failed(figure, goal, err)
 	}
 	ratio := float64(res.fileBytes) / float64(res.kvBytes)
 	return row{
-		figure: fmt.Sprintf("%s for %v (`record --out FILE PREFIX`)", figure, d),
-		ours: fmt.Sprintf("lag max %v, p99 %v; %.0f MiB peak RSS; file %s; %d events, %d lost", res.maxLag.Round(time.Millisecond),
-			res.p99.Round(time.Millisecond), res.peak/(1<<20), humanize.IBytes(uint64(res.fileBytes)), res.events, res.lost),
-		theirs: fmt.Sprintf("%.0f puts/s; %s of keys and values in the file", float64(res.events)/d.Seconds(), humanize.IBytes(uint64(res.kvBytes))),
+		figure: fmt.Sprintf("%s for %v, then a backlog of as long (`record --out FILE PREFIX`)", figure, d),
+		ours: fmt.Sprintf("lag max %v, p99 %v; catching up %.0f events/s; %.0f MiB peak RSS; file %s; %d events, %d lost",
+			res.maxLag.Round(time.Millisecond), res.p99.Round(time.Millisecond), res.catchUp, res.peak/(1<<20),
+			humanize.IBytes(uint64(res.fileBytes)), res.events, res.lost),
+		theirs: fmt.Sprintf("%.0f puts/s beside it; %s of keys and values in the file", res.rate, humanize.IBytes(uint64(res.kvBytes))),
 		ratio:  fmt.Sprintf("%.2f", ratio),
 		goal:   goal,
-		met: res.maxLag < recordMaxLag && res.peak <= recordMaxRSS && ratio <= recordMaxSize &&
-			res.lost == 0 && res.events > 0,
+		met: res.maxLag < recordMaxLag && res.catchUp >= recordMinRate && res.peak <= recordMaxRSS &&
+			ratio <= recordMaxSize && res.lost == 0 && res.events > 0,
 		measured: true,
 	}
 }
 
 type recordResult struct {
 	events, lost       int
+	rate               float64 // the writers' puts/s beside the recorder
 	maxLag, p99        time.Duration
-	peak               float64 // bytes
+	catchUp            float64 // events/s
+	peak               float64 // bytes, the larger of the two runs'
 	fileBytes, kvBytes int64
 }
 
@@ -79,44 +91,117 @@ func measureRecord(e env, d time.Duration) (recordResult, error) {
 	// The fill is kept for the next run, as the tail figure keeps it.
 	defer writer.Delete(context.Background(), prefix, clientv3.WithPrefix())
 	path := filepath.Join(e.tmp, "record.db")
-	rec, err := startRecorder(e, path, prefix)
+	written, err := res.beside(e, writer, path, prefix, d)
 	if err != nil {
 		return res, err
+	}
+	// The backlog: as many seconds of puts with no recorder.
+	w := startTailWriters(context.Background(), writer, prefix, d)
+	<-w.done
+	if err := res.catchingUp(e, path, prefix, w); err != nil {
+		return res, err
+	}
+	maps.Copy(written, w.written)
+	return res, res.readFile(path, prefix, written)
+}
+
+// beside records while the writers put, and returns when each put was
+// answered.
+func (res *recordResult) beside(e env, writer *clientv3.Client, path, prefix string, d time.Duration) (map[int64]time.Time, error) {
+	rec, db, err := startRecording(e, path, prefix)
+	if err != nil {
+		return nil, err
 	}
 	defer rec.stop()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
-	if err != nil {
-		return res, err
-	}
 	defer db.Close()
 	// The snapshot (of an empty prefix) is committed before the writes
 	// start: what follows is the stream alone.
 	if _, err := rec.waitHead(db, 1, time.Now().Add(time.Minute)); err != nil {
-		return res, fmt.Errorf("record's first snapshot: %w", err)
+		return nil, fmt.Errorf("record's first snapshot: %w", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w := startTailWriters(ctx, writer, prefix, d)
+	w := startTailWriters(context.Background(), writer, prefix, d)
 	samples, polled := pollHead(db, w.done)
 	<-w.done
 	<-polled
+	tail, err := rec.waitHead(db, lastOf(w.written), time.Now().Add(30*time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("record after the writes: %w", err)
+	}
+	res.rate = float64(w.puts.Load()) / d.Seconds()
+	res.lags(w.written, append(*samples, tail))
+	return w.written, res.stop(rec, db)
+}
+
+// catchingUp starts the recorder again on its file, after w's puts, and
+// times it from its first commit after its head to the one that holds the
+// last put; when one commit held them all, from its start.
+func (res *recordResult) catchingUp(e env, path, prefix string, w *tailLoad) error {
+	head, err := headOf(path)
+	if err != nil {
+		return err
+	}
+	started := headSample{time.Now(), head}
+	rec, db, err := startRecording(e, path, prefix)
+	if err != nil {
+		return err
+	}
+	defer rec.stop()
+	defer db.Close()
+	first, err := rec.waitHead(db, head+1, time.Now().Add(time.Minute))
+	var last headSample
+	if err == nil {
+		last, err = rec.waitHead(db, lastOf(w.written), time.Now().Add(5*time.Minute))
+	}
+	if err != nil {
+		return fmt.Errorf("record catching up: %w", err)
+	}
+	if last.head == first.head {
+		first = started
+	}
+	res.catchUp = float64(last.head-first.head) / last.at.Sub(first.at).Seconds()
+	return res.stop(rec, db)
+}
+
+// headOf is the head of the recording at path, no recorder running.
+func headOf(path string) (int64, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	return fileHead(db)
+}
+
+// stop ends rec after db, a reader of its file, closed: the recorder folds
+// its log into the file when the last connection to it closes.
+func (res *recordResult) stop(rec *recorder, db *sql.DB) error {
+	db.Close()
+	peak, err := rec.stop()
+	res.peak = max(res.peak, peak)
+	return err
+}
+
+// startRecording starts the recorder on the file at path, and opens the
+// file for reading beside it.
+func startRecording(e env, path, prefix string) (*recorder, *sql.DB, error) {
+	rec, err := startRecorder(e, path, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		rec.stop()
+		return nil, nil, err
+	}
+	return rec, db, nil
+}
+
+func lastOf(written map[int64]time.Time) int64 {
 	var last int64
-	for rev := range w.written {
+	for rev := range written {
 		last = max(last, rev)
 	}
-	tail, err := rec.waitHead(db, last, time.Now().Add(30*time.Second))
-	if err != nil {
-		return res, fmt.Errorf("record after the writes: %w", err)
-	}
-	*samples = append(*samples, tail)
-	// The recorder folds its log into the file when the last connection
-	// to it closes: this one first.
-	db.Close()
-	if res.peak, err = rec.stop(); err != nil {
-		return res, err
-	}
-	res.lags(w.written, *samples)
-	return res, res.readFile(path, prefix, w.written)
+	return last
 }
 
 // recorder is `etcdscope record` running under GNU time.
