@@ -91,6 +91,22 @@ func (w *writeLog) head() int64 {
 	return w.last
 }
 
+// putKeys puts n keys below /k/ and returns them, with each one's write.
+func putKeys(t *testing.T, cli *clientv3.Client, n int) ([]string, map[string]keyWrite) {
+	t.Helper()
+	var keys []string
+	first := map[string]keyWrite{}
+	for i := range n {
+		key := fmt.Sprintf("/k/key-%02d", i)
+		resp, err := cli.Put(t.Context(), key, "v-start")
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, first[key] = append(keys, key), keyWrite{resp.Header.Revision, "v-start"}
+	}
+	return keys, first
+}
+
 // startRecord starts etcdscope record in a process of its own.
 func startRecord(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
@@ -135,16 +151,7 @@ func historyOf(t *testing.T, path, key string) []keyWrite {
 func TestRecordKilledAndRestartedHoldsEveryVersion(t *testing.T) {
 	e := etcdtest.Start(t, etcdtest.Options{})
 	cli := e.Client(t)
-	var keys []string
-	first := map[string]keyWrite{}
-	for i := range 12 {
-		key := fmt.Sprintf("/k/key-%02d", i)
-		resp, err := cli.Put(t.Context(), key, "v-start")
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys, first[key] = append(keys, key), keyWrite{resp.Header.Revision, "v-start"}
-	}
+	keys, first := putKeys(t, cli, 12)
 	start := first[keys[len(keys)-1]].Revision
 	path := filepath.Join(t.TempDir(), "incident.db")
 	args := []string{"--endpoints", e.Endpoint, "--out", path, "/k/"}
@@ -279,16 +286,7 @@ func TestRecordIntoPostgres(t *testing.T) {
 	cli := e.Client(t)
 	pg := pgtest.Start(t)
 	url := pg.URL("postgres", "east")
-	var keys []string
-	first := map[string]keyWrite{}
-	for i := range 6 {
-		key := fmt.Sprintf("/k/key-%02d", i)
-		resp, err := cli.Put(t.Context(), key, "v-start")
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys, first[key] = append(keys, key), keyWrite{resp.Header.Revision, "v-start"}
-	}
+	keys, first := putKeys(t, cli, 6)
 	start := first[keys[len(keys)-1]].Revision
 	cmd, stderr := startRecord(t, "--endpoints", e.Endpoint, "--out", url, "/k/")
 	waitFor(t, 60*time.Second, "the first snapshot", func() bool { return pgHead(url, "east") >= start })

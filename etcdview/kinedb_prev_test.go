@@ -1,14 +1,10 @@
 package etcdview
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/etcdscope/etcdscope/etcdview/pgtest"
-	"github.com/jackc/pgx/v5"
 )
 
 // prevRows is a kine table as a recording leaves it: its compaction row
@@ -73,24 +69,5 @@ func TestPrevRevisionIsTheNewestChangeBelowThePrefixAfterTheStart(t *testing.T) 
 
 // The same rows in PostgreSQL give the same answers, with the same SQL.
 func TestPrevRevisionInPostgres(t *testing.T) {
-	pg := pgtest.Start(t)
-	c, err := pgx.Connect(t.Context(), pg.URL("postgres", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{"CREATE SCHEMA east",
-		`CREATE TABLE east.kine (id BIGSERIAL PRIMARY KEY, name TEXT COLLATE "C", created INTEGER, deleted INTEGER,
-			create_revision BIGINT, prev_revision BIGINT, lease BIGINT, value BYTEA, old_value BYTEA)`,
-		`INSERT INTO east.kine VALUES ` + strings.Join(prevRows(), ", ")} {
-		if _, err := c.Exec(t.Context(), s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c.Close(context.Background())
-	f, err := OpenKinePG(pg.URL("postgres", "east"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	checkPrevRevisions(t, f)
+	checkPrevRevisions(t, pgKine(t, prevRows()...))
 }

@@ -18,6 +18,20 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
+// openPGBeside starts an etcd and a PostgreSQL, and opens the recording
+// of the cluster east there, below prefix, for writing.
+func openPGBeside(t *testing.T, prefix string) (*etcdview.Live, *clientv3.Client, string, *File) {
+	t.Helper()
+	l, cli := startEtcd(t)
+	url := pgtest.Start(t).URL("postgres", "east")
+	f, err := Open(url, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return l, cli, url, f
+}
+
 func openPGRecording(t *testing.T, url string) *etcdview.KineFile {
 	t.Helper()
 	f, err := etcdview.OpenKinePG(url)
@@ -254,16 +268,8 @@ func TestKineServesAPostgresRecording(t *testing.T) {
 	k := etcdtest.StartKine(t, etcdtest.KineOptions{
 		Endpoint: fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres?sslmode=disable&search_path=east", pgtest.User, pg.Port)})
 	kc := k.Client(t)
-	got, err := kc.Get(t.Context(), "/s/", clientv3.WithPrefix())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kvs []string
-	for _, kv := range got.Kvs {
-		kvs = append(kvs, fmt.Sprintf("%s=%s@%d", kv.Key, kv.Value, kv.ModRevision))
-	}
-	if want := fmt.Sprintf("/s/a=a-60@%d /s/b=b-0@%d", last, last-60); strings.Join(kvs, " ") != want {
-		t.Errorf("kine serves the recording as %v, want %s", kvs, want)
+	if got, want := kineServes(t, kc, "/s/"), fmt.Sprintf("/s/a=a-60@%d /s/b=b-0@%d", last, last-60); got != want {
+		t.Errorf("kine serves the recording as %s, want %s", got, want)
 	}
 	resp, err := kc.Put(t.Context(), "/s/c", "c-0")
 	if err != nil || resp.Header.Revision <= last {
@@ -278,13 +284,7 @@ func TestKineServesAPostgresRecording(t *testing.T) {
 // name is text): record says so in one line, and what it wrote before is
 // whole.
 func TestPostgresSaysAKeyIsNotUTF8(t *testing.T) {
-	l, cli := startEtcd(t)
-	url := pgtest.Start(t).URL("postgres", "east")
-	f, err := Open(url, "/u/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	l, cli, url, f := openPGBeside(t, "/u/")
 	done := make(chan error, 1)
 	go func() { done <- f.Run(t.Context(), l, Options{}) }()
 	waitRecorded(t, url, "/u/ok", "")

@@ -159,14 +159,8 @@ func TestMaxSizeKeepsTheFileFromGrowing(t *testing.T) {
 // size after its rows go, it is refused in one line before anything is
 // written.
 func TestMaxSizeInPostgresIsRefused(t *testing.T) {
-	l, _ := startEtcd(t)
-	url := pgtest.Start(t).URL("postgres", "east")
-	f, err := Open(url, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	err = f.Run(t.Context(), l, Options{MaxSize: 2 << 30})
+	l, _, _, f := openPGBeside(t, "")
+	err := f.Run(t.Context(), l, Options{MaxSize: 2 << 30})
 	if err == nil || !strings.Contains(err.Error(), "--max-size bounds a recording in a file") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("--max-size in PostgreSQL: %v, want one line refusing it", err)
 	}
