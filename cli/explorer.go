@@ -87,12 +87,13 @@ func runExplorer(ctx context.Context, conn *cmdutil.ConnFlags, flags explorerFla
 	}
 	defer ex.close()
 	defer closeFn()
-	opts.Clusters = &clusterList{ex: ex, initial: t, current: initialName(conn, t)}
+	name := initialName(conn, t)
+	opts.Clusters = &clusterList{ex: ex, initial: t, current: name}
 	// The UI's watch and reads end with ctx, before the source closes.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if flags.record != "" {
-		stop, err := recordBeside(ctx, flags.record, &opts)
+		stop, err := recordBeside(ctx, flags.record, name, &opts)
 		if err != nil {
 			return err
 		}
@@ -101,11 +102,13 @@ func runExplorer(ctx context.Context, conn *cmdutil.ConnFlags, flags explorerFla
 	return ui.Run(ctx, opts)
 }
 
-// recordBeside records the explorer's first source into path while the
-// explorer runs, as etcdscope record does with no PREFIX (every key), so
-// that either resumes the other's file. Its failure is the UI's to show:
-// the terminal is the UI's. stop ends it after its last commit.
-func recordBeside(ctx context.Context, path string, opts *ui.Options) (stop func(), err error) {
+// recordBeside records the explorer's first source, the cluster :ctx
+// names name, into path while the explorer runs, whichever cluster it
+// shows (that source stays open until the explorer ends), as etcdscope
+// record does with no PREFIX (every key), so that either resumes the
+// other's file. Its failure is the UI's to show: the terminal is the UI's.
+// stop ends it after its last commit.
+func recordBeside(ctx context.Context, path, name string, opts *ui.Options) (stop func(), err error) {
 	f, err := record.Open(path, "")
 	if err != nil {
 		return nil, err
@@ -117,7 +120,7 @@ func recordBeside(ctx context.Context, path string, opts *ui.Options) (stop func
 		defer close(ended)
 		done <- f.Run(ctx, src, record.Options{})
 	}()
-	opts.Recording = &ui.Recording{File: path, Done: done}
+	opts.Recording = &ui.Recording{File: path, Cluster: name, Done: done}
 	return func() {
 		cancel()
 		<-ended

@@ -43,7 +43,8 @@ of its new start; the file's freed pages hold the new revisions.
 --out postgres://USER@HOST:PORT/DB?cluster=NAME records into PostgreSQL
 instead: the same tables in the schema NAME, one a cluster, so that many
 clusters share one database; --db with the same URL reads it. The password
-comes from PGPASSWORD or ~/.pgpass, never from the URL.`,
+comes from PGPASSWORD or ~/.pgpass, never from the URL. There --keep bounds
+it and --max-size is refused, and a key that is not UTF-8 ends it.`,
 		Example: `  etcdscope record --out incident.db /registry/
   etcdscope record --out last-week.db --keep 7d --max-size 2GiB /registry/
   etcdscope ls --db incident.db /registry/pods/ --rev 1200

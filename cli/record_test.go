@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,7 +18,9 @@ import (
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	"github.com/etcdscope/etcdscope/etcdview/pgtest"
 	"github.com/etcdscope/etcdscope/etcdview/record"
+	"github.com/jackc/pgx/v5"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -88,6 +91,22 @@ func (w *writeLog) head() int64 {
 	return w.last
 }
 
+// putKeys puts n keys below /k/ and returns them, with each one's write.
+func putKeys(t *testing.T, cli *clientv3.Client, n int) ([]string, map[string]keyWrite) {
+	t.Helper()
+	var keys []string
+	first := map[string]keyWrite{}
+	for i := range n {
+		key := fmt.Sprintf("/k/key-%02d", i)
+		resp, err := cli.Put(t.Context(), key, "v-start")
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, first[key] = append(keys, key), keyWrite{resp.Header.Revision, "v-start"}
+	}
+	return keys, first
+}
+
 // startRecord starts etcdscope record in a process of its own.
 func startRecord(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
@@ -132,16 +151,7 @@ func historyOf(t *testing.T, path, key string) []keyWrite {
 func TestRecordKilledAndRestartedHoldsEveryVersion(t *testing.T) {
 	e := etcdtest.Start(t, etcdtest.Options{})
 	cli := e.Client(t)
-	var keys []string
-	first := map[string]keyWrite{}
-	for i := range 12 {
-		key := fmt.Sprintf("/k/key-%02d", i)
-		resp, err := cli.Put(t.Context(), key, "v-start")
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys, first[key] = append(keys, key), keyWrite{resp.Header.Revision, "v-start"}
-	}
+	keys, first := putKeys(t, cli, 12)
 	start := first[keys[len(keys)-1]].Revision
 	path := filepath.Join(t.TempDir(), "incident.db")
 	args := []string{"--endpoints", e.Endpoint, "--out", path, "/k/"}
@@ -249,5 +259,56 @@ func TestChangesOnARecordingSaysItsTimesAreTheRecordings(t *testing.T) {
 	live := strings.Split(run(t, "changes", "--endpoints", e.Endpoint, "--from-rev", fmt.Sprint(from)), "\n")
 	if len(live) < 2 || !strings.HasSuffix(live[1], ": times are estimates, from the times objects record") {
 		t.Errorf("the live header does not say its times are estimates:\n%s", strings.Join(live, "\n"))
+	}
+}
+
+// pgHead is the etcd revision cluster's recording in the database at url
+// is whole up to; 0 before its first snapshot.
+func pgHead(url, cluster string) int64 {
+	c, err := pgx.Connect(context.Background(), strings.TrimSuffix(url, "&cluster="+cluster))
+	if err != nil {
+		return 0
+	}
+	defer c.Close(context.Background())
+	var head string
+	c.QueryRow(context.Background(), `SELECT value FROM `+pgx.Identifier{cluster}.Sanitize()+`.etcdscope_record WHERE name = 'head'`).Scan(&head)
+	n, _ := strconv.ParseInt(head, 10, 64)
+	return n
+}
+
+// TestRecordIntoPostgres: record --out postgres://...?cluster=NAME, as a
+// process beside an etcd written to as fast as it takes it, ends on one
+// SIGTERM with status 0, and --db with the same URL reads every version
+// of every key. --max-size, which bounds a file, is refused there in one
+// line.
+func TestRecordIntoPostgres(t *testing.T) {
+	e := etcdtest.Start(t, etcdtest.Options{})
+	cli := e.Client(t)
+	pg := pgtest.Start(t)
+	url := pg.URL("postgres", "east")
+	keys, first := putKeys(t, cli, 6)
+	start := first[keys[len(keys)-1]].Revision
+	cmd, stderr := startRecord(t, "--endpoints", e.Endpoint, "--out", url, "/k/")
+	waitFor(t, 60*time.Second, "the first snapshot", func() bool { return pgHead(url, "east") >= start })
+	stop := make(chan struct{})
+	w := startWriteLog(t, cli, keys, stop)
+	waitFor(t, 60*time.Second, "100 revisions recorded", func() bool { return pgHead(url, "east") > start+100 })
+	close(stop)
+	<-w.done
+	last := w.head()
+	waitFor(t, 60*time.Second, "the last write recorded", func() bool { return pgHead(url, "east") >= last })
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := exitWithin(t, cmd, 10*time.Second); code != 0 {
+		t.Fatalf("record ended by SIGTERM: exit status %d\n%s", code, stderr)
+	}
+	for _, key := range keys {
+		want := append([]keyWrite{first[key]}, w.log[key]...)
+		if got := historyOf(t, url, key); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("history of %s in PostgreSQL:\n got %v\nwant %v", key, got, want)
+		}
+	}
+	msg := runFails(t, "record", "--endpoints", e.Endpoint, "--out", pg.URL("postgres", "west"), "--max-size", "1GiB")
+	if !strings.Contains(msg, "--max-size bounds a recording in a file") {
+		t.Errorf("record --max-size into PostgreSQL: %s, want it refused", msg)
 	}
 }

@@ -57,7 +57,7 @@ simulated kubelets and add-ons whose scripted load keeps writes flowing
 	root.Flags().Int64Var(&flags.rev, "rev", 0, "open the explorer as of this revision, as :rev does (:rev head returns to the newest)")
 	root.Flags().BoolVar(&flags.bundled, "bundled", false, "start the bundled cluster even when one runs already or the node's etcd is found")
 	root.Flags().IntVar(&flags.tailBuffer, "tail-buffer", ui.DefaultTailBuffer, "events the tail keeps; older ones are dropped, and counted in the header")
-	root.Flags().StringVar(&flags.record, "record", "", "record what the explorer watches into FILE while it runs, as etcdscope record does (a live source only)")
+	root.Flags().StringVar(&flags.record, "record", "", "record what the explorer watches into FILE while it runs, as etcdscope record does (a live source only: the cluster it opened first, whichever :ctx shows)")
 	flags.bundledFlags.register(root.Flags(), bundledUsage{
 		demo:       demo.Calm,
 		members:    "members of the bundled etcd cluster (default 3, or as many as --data-dir holds)",

@@ -9,10 +9,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// TestPostgresRecordingIsReadOnly: what --db opens in PostgreSQL cannot
-// write, even with SQL of its own: every transaction of its connections
-// is read-only.
-func TestPostgresRecordingIsReadOnly(t *testing.T) {
+// pgKine is a kine table of rows (each "(id, name, ...)", in the table's
+// order of columns) in the schema east of a PostgreSQL of the test's own,
+// opened as --db opens a recording there.
+func pgKine(t *testing.T, rows ...string) *KineFile {
+	t.Helper()
 	pg := pgtest.Start(t)
 	c, err := pgx.Connect(t.Context(), pg.URL("postgres", ""))
 	if err != nil {
@@ -21,8 +22,7 @@ func TestPostgresRecordingIsReadOnly(t *testing.T) {
 	for _, s := range []string{"CREATE SCHEMA east",
 		`CREATE TABLE east.kine (id BIGSERIAL PRIMARY KEY, name TEXT COLLATE "C", created INTEGER, deleted INTEGER,
 			create_revision BIGINT, prev_revision BIGINT, lease BIGINT, value BYTEA, old_value BYTEA)`,
-		`INSERT INTO east.kine (id, name, created, deleted, create_revision, prev_revision, lease, value, old_value)
-			VALUES (5, '/k', 1, 0, 0, 0, 0, 'v', NULL)`} {
+		`INSERT INTO east.kine VALUES ` + strings.Join(rows, ", ")} {
 		if _, err := c.Exec(t.Context(), s); err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +32,15 @@ func TestPostgresRecordingIsReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// TestPostgresRecordingIsReadOnly: what --db opens in PostgreSQL cannot
+// write, even with SQL of its own: every transaction of its connections
+// is read-only.
+func TestPostgresRecordingIsReadOnly(t *testing.T) {
+	f := pgKine(t, `(5, '/k', 1, 0, 0, 0, 0, 'v', NULL)`)
 	if kv, err := f.Get(t.Context(), "/k", 0); err != nil || string(kv.Value) != "v" || kv.ModRevision != 5 {
 		t.Fatalf("get /k: %+v %v, want v at 5", kv, err)
 	}

@@ -88,7 +88,7 @@ type Options struct {
 	// Clusters are what :ctx lists and switches to; nil offers none.
 	Clusters Clusters
 	// Recording is the recorder the explorer runs (--record); nil when
-	// none.
+	// none. New's alone: it records the first cluster across switches.
 	Recording *Recording
 	// Location is the zone a recording's times are shown and typed in
 	// (:at); nil is time.Local, the user's clock.
@@ -123,8 +123,11 @@ type Model struct {
 
 	// rec is the time line of a recording; nil on any other source.
 	rec *recording
-	// recordStopped says Options.Recording's recorder ended.
-	recordStopped bool
+	// recorder is the explorer's recorder (Options.Recording of the first
+	// cluster), kept across switches; nil when none runs. shown is the
+	// name of the cluster shown once :ctx switched, "" before.
+	recorder *recorder
+	shown    string
 
 	flash    string
 	flashErr bool
@@ -166,6 +169,9 @@ type Model struct {
 // the UI closes only the clusters Options.Clusters opens.
 func New(ctx context.Context, opts Options) *Model {
 	m := &Model{parent: ctx, owner: new(owner)}
+	if opts.Recording != nil {
+		m.recorder = &recorder{Recording: opts.Recording}
+	}
 	m.build(opts)
 	return m
 }
@@ -181,6 +187,7 @@ func (m *Model) build(opts Options) {
 	keys := DefaultKeyMap()
 	*m = Model{
 		parent: m.parent, cancel: cancel, epoch: m.epoch, owner: m.owner, width: m.width, height: m.height,
+		recorder: m.recorder, shown: m.shown,
 		common: c, opts: opts, keys: keys, input: common.NewInput(":"), help: newHelp(c.Styles),
 		browse: newBrowse(c, keys, tree.Options{Resolve: opts.Resolve, Now: opts.Now}), tail: tail.New(c, opts.TailBuffer, opts.Resolve),
 		history: history.New(c), cluster: cluster.New(c, opts.RefreshInterval, opts.Export),
@@ -221,10 +228,12 @@ type memberDoneMsg struct {
 
 // Init starts the watch and what each screen starts with: the tree's root
 // level, the members' status, the write path's feed.
-func (m *Model) Init() tea.Cmd { return tagged(m.epoch, m.init()) }
+// The recorder's end is awaited once, outside the epochs: it outlives a
+// switch.
+func (m *Model) Init() tea.Cmd { return tea.Batch(tagged(m.epoch, m.init()), m.awaitRecording()) }
 
 func (m *Model) init() tea.Cmd {
-	cmds := []tea.Cmd{m.tail.Start(), m.awaitFailure(), m.awaitControlPlane(), m.readRecording(), m.awaitRecording()}
+	cmds := []tea.Cmd{m.tail.Start(), m.awaitFailure(), m.awaitControlPlane(), m.readRecording()}
 	for _, s := range m.screens {
 		if p, ok := s.pane.(initer); ok {
 			cmds = append(cmds, p.Init())

@@ -25,6 +25,7 @@ const notRecording = "[ ] { } and :at move through a recording (etcdscope record
 // Update goroutine.
 type recording struct {
 	times etcdview.RecordedTimes
+	prev  etcdview.PrevRevisions
 	// start is the revision of the recording's first snapshot, the oldest
 	// state it holds (the file's compaction revision); head its newest.
 	start, head int64
@@ -44,14 +45,15 @@ type recordingMsg struct {
 // position it opens at (Options.Rev, or the head).
 func (m *Model) readRecording() tea.Cmd {
 	times, ok := m.opts.Source.(etcdview.RecordedTimes)
-	if !ok {
+	prev, stepsBack := m.opts.Source.(etcdview.PrevRevisions)
+	if !ok || !stepsBack {
 		return nil
 	}
 	c, rev := m.common, m.opts.Rev
 	return func() tea.Msg {
 		ctx, cancel := c.Context()
 		defer cancel()
-		r := &recording{times: times}
+		r := &recording{times: times, prev: prev}
 		var ok bool
 		var err error
 		if r.last, ok, err = times.NewestTime(ctx); err != nil || !ok {
@@ -99,7 +101,7 @@ func (m *Model) moveKey(msg tea.KeyMsg) tea.Cmd {
 	find := r.minuteForward
 	switch {
 	case key.Matches(msg, m.keys.StepBack):
-		find = func(ctx context.Context) (int64, error) { return r.before(ctx, src, r.rev) }
+		find = func(ctx context.Context) (int64, error) { return r.before(ctx, r.rev) }
 	case key.Matches(msg, m.keys.StepForward):
 		find = func(ctx context.Context) (int64, error) { return r.after(ctx, src) }
 	case key.Matches(msg, m.keys.MinuteBack):
@@ -107,7 +109,7 @@ func (m *Model) moveKey(msg tea.KeyMsg) tea.Cmd {
 			if r.at.IsZero() {
 				return 0, r.atStart()
 			}
-			return r.asOf(ctx, src, r.at.Add(-time.Minute))
+			return r.asOf(ctx, r.at.Add(-time.Minute))
 		}
 	}
 	return m.moveTo(find)
@@ -202,45 +204,19 @@ func (r recording) atEnd() error {
 }
 
 // before is the last revision before rev the recording holds, or its
-// start. A replay only runs forward: it replays windows that grow back
-// from rev until one holds a revision. A recording of Kubernetes holds
-// nearly every revision (kube-apiserver writes below /registry alone but
-// for compact_rev_key), so that the first window of 16 all but always
-// does.
-func (r recording) before(ctx context.Context, src etcdview.Source, rev int64) (int64, error) {
+// start: the newest of its rows before rev, in one read of the file.
+func (r recording) before(ctx context.Context, rev int64) (int64, error) {
 	if rev <= r.start {
 		return 0, r.atStart()
 	}
-	for span := int64(16); ; span *= 4 {
-		from := max(rev-span, r.start, 1)
-		last, err := r.lastIn(ctx, src, from, rev)
-		if err != nil || last > 0 {
-			return last, err
-		}
-		if from <= r.start {
-			return r.start, nil
-		}
+	prev, ok, err := r.prev.PrevRevision(ctx, "", rev)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("the revision before %d: %w", rev, err)
+	case !ok:
+		return r.start, nil
 	}
-}
-
-// lastIn is the newest revision in [from, to) the recording holds, 0 for
-// none.
-func (r recording) lastIn(ctx context.Context, src etcdview.Source, from, to int64) (int64, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var last int64
-	for b := range src.Watch(ctx, "", etcdview.WatchOptions{Rev: from}) {
-		if b.Err != nil {
-			return 0, fmt.Errorf("the revision before %d: %w", to, b.Err)
-		}
-		if b.Revision >= to {
-			break
-		}
-		if len(b.Events) > 0 {
-			last = b.Revision
-		}
-	}
-	return last, ctx.Err()
+	return prev, nil
 }
 
 // minuteForward is the first revision that arrived a minute or more after
@@ -263,7 +239,7 @@ func (r recording) minuteForward(ctx context.Context) (int64, error) {
 
 // asOf is the revision the cluster was at, at t: the last one that
 // arrived at or before t, or the start before the first recorded time.
-func (r recording) asOf(ctx context.Context, src etcdview.Source, t time.Time) (int64, error) {
+func (r recording) asOf(ctx context.Context, t time.Time) (int64, error) {
 	if t.Before(r.first) {
 		return r.start, nil
 	}
@@ -274,7 +250,7 @@ func (r recording) asOf(ctx context.Context, src etcdview.Source, t time.Time) (
 	case !ok || next > r.head:
 		return r.head, nil
 	}
-	return r.before(ctx, src, next)
+	return r.before(ctx, next)
 }
 
 // atCommand is :at TIME: every screen as of that moment of the recording.
@@ -285,12 +261,12 @@ func (m *Model) atCommand(args []string) tea.Cmd {
 	if m.rec == nil {
 		return m.setFlash(notRecording, true)
 	}
-	r, src := *m.rec, m.common.Src
+	r := *m.rec
 	t, err := r.parseAt(args[0], m.location())
 	if err != nil {
 		return m.setFlash(":at "+err.Error(), true)
 	}
-	return m.moveTo(func(ctx context.Context) (int64, error) { return r.asOf(ctx, src, t) })
+	return m.moveTo(func(ctx context.Context) (int64, error) { return r.asOf(ctx, t) })
 }
 
 // clockLayouts are the times of day :at takes, with the step each names;

@@ -279,6 +279,11 @@ func (m *Model) switchTo(msg clusterOpenedMsg) tea.Cmd {
 	m.cancel()
 	m.owner.switched()
 	m.epoch++
+	m.shown = msg.name
 	m.build(opts)
-	return tea.Batch(m.init(), m.setFlash("switched to "+msg.name, false))
+	flash := "switched to " + msg.name
+	if m.recordsAnother() {
+		flash += fmt.Sprintf("; record %s goes on recording %s", m.recorder.File, m.recorder.Cluster)
+	}
+	return tea.Batch(m.init(), m.setFlash(flash, false))
 }

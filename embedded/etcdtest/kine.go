@@ -36,6 +36,9 @@ type KineOptions struct {
 	// k3s opens the file (go-sqlite3's own defaults, a rollback journal
 	// synced at every commit, write a few hundred keys a second).
 	Params string
+	// Endpoint, when set, is kine's --endpoint instead of the SQLite
+	// file: a PostgreSQL database (postgres://...).
+	Endpoint string
 }
 
 // K3sSQLiteParams is kine's sqlite.DefaultParams, the DSN k3s' default
@@ -114,9 +117,13 @@ func LaunchKine(bin string, opts KineOptions) (*Kine, error) {
 		k.Endpoint = scheme + "://" + listen
 	}
 	k.bin = bin
+	endpoint := "sqlite://" + k.DB + dsnQuery(opts.Params)
+	if opts.Endpoint != "" {
+		endpoint = opts.Endpoint
+	}
 	k.args = []string{
 		"--listen-address", listen,
-		"--endpoint", "sqlite://" + k.DB + dsnQuery(opts.Params),
+		"--endpoint", endpoint,
 		// 0 serves no metrics: kine's default is :8080 on every address.
 		"--metrics-bind-address", "0",
 	}

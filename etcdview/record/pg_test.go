@@ -7,14 +7,30 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/etcdscope/etcdscope/embedded"
+	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/pgtest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
+
+// openPGBeside starts an etcd and a PostgreSQL, and opens the recording
+// of the cluster east there, below prefix, for writing.
+func openPGBeside(t *testing.T, prefix string) (*etcdview.Live, *clientv3.Client, string, *File) {
+	t.Helper()
+	l, cli := startEtcd(t)
+	url := pgtest.Start(t).URL("postgres", "east")
+	f, err := Open(url, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return l, cli, url, f
+}
 
 func openPGRecording(t *testing.T, url string) *etcdview.KineFile {
 	t.Helper()
@@ -224,5 +240,66 @@ func TestOpenPostgresRefusesWhatItMustNotWrite(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "secret") {
 			t.Errorf("the error says the password: %v", err)
 		}
+	}
+}
+
+// TestKineServesAPostgresRecording: kine itself serves a recording in
+// PostgreSQL, the cluster's schema its search_path, each key at the
+// revision etcd gave it; and it writes after the recording's last row:
+// the id column's sequence was set past the rows record wrote with their
+// ids (kine tries 20 ids of the sequence before it gives up, fewer than
+// the recording's 60).
+func TestKineServesAPostgresRecording(t *testing.T) {
+	l, cli := startEtcd(t)
+	pg := pgtest.Start(t)
+	url := pg.URL("postgres", "east")
+	put(t, cli, "/s/a", "a-0")
+	rec := startRecorder(t, l, url, "/s/", nil)
+	waitRecorded(t, url, "/s/a", "a-0")
+	put(t, cli, "/s/b", "b-0")
+	var last int64
+	for i := range 60 {
+		last = put(t, cli, "/s/a", fmt.Sprintf("a-%d", i+1))
+	}
+	waitRecorded(t, url, "/s/a", "a-60")
+	if err := rec.stop(); err != nil {
+		t.Fatal(err)
+	}
+	k := etcdtest.StartKine(t, etcdtest.KineOptions{
+		Endpoint: fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres?sslmode=disable&search_path=east", pgtest.User, pg.Port)})
+	kc := k.Client(t)
+	if got, want := kineServes(t, kc, "/s/"), fmt.Sprintf("/s/a=a-60@%d /s/b=b-0@%d", last, last-60); got != want {
+		t.Errorf("kine serves the recording as %s, want %s", got, want)
+	}
+	resp, err := kc.Put(t.Context(), "/s/c", "c-0")
+	if err != nil || resp.Header.Revision <= last {
+		t.Fatalf("a put through kine: %v at %v, want a revision after the recording's %d", err, resp, last)
+	}
+	if kv, err := kc.Get(t.Context(), "/s/c"); err != nil || len(kv.Kvs) != 1 || string(kv.Kvs[0].Value) != "c-0" {
+		t.Errorf("/s/c through kine: %v %v", kv, err)
+	}
+}
+
+// A key that is not UTF-8 has no row in kine's PostgreSQL schema (its
+// name is text): record says so in one line, and what it wrote before is
+// whole.
+func TestPostgresSaysAKeyIsNotUTF8(t *testing.T) {
+	l, cli, url, f := openPGBeside(t, "/u/")
+	done := make(chan error, 1)
+	go func() { done <- f.Run(t.Context(), l, Options{}) }()
+	waitRecorded(t, url, "/u/ok", "")
+	put(t, cli, "/u/ok", "fine")
+	waitRecorded(t, url, "/u/ok", "fine")
+	put(t, cli, "/u/\xff", "bytes")
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), `key "/u/\xff" is not UTF-8`) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("record of a key that is not UTF-8: %v, want one line saying so", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("record went on past a key PostgreSQL cannot hold")
+	}
+	if got := history(t, openPGRecording(t, url), "/u/ok"); len(got) != 1 || !strings.HasSuffix(got[0], ":fine") {
+		t.Errorf("history of /u/ok after the refusal: %v", got)
 	}
 }

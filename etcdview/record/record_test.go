@@ -558,6 +558,20 @@ func TestAGapInTheWatchIsRecordedWithANewSnapshot(t *testing.T) {
 	}
 }
 
+// kineServes is what kine serves below prefix: key=value@revision each.
+func kineServes(t *testing.T, kc *clientv3.Client, prefix string) string {
+	t.Helper()
+	got, err := kc.Get(t.Context(), prefix, clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kvs []string
+	for _, kv := range got.Kvs {
+		kvs = append(kvs, fmt.Sprintf("%s=%s@%d", kv.Key, kv.Value, kv.ModRevision))
+	}
+	return strings.Join(kvs, " ")
+}
+
 // TestKineServesARecording: kine itself serves a recording over the etcd
 // API, each key with the value and the revision etcd gave it, as the
 // recording is in kine's schema.
@@ -582,17 +596,8 @@ func TestKineServesARecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := etcdtest.StartKine(t, etcdtest.KineOptions{Dir: dir})
-	kc := k.Client(t)
-	got, err := kc.Get(t.Context(), "/s/", clientv3.WithPrefix())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kvs []string
-	for _, kv := range got.Kvs {
-		kvs = append(kvs, fmt.Sprintf("%s=%s@%d", kv.Key, kv.Value, kv.ModRevision))
-	}
-	if want := fmt.Sprintf("/s/a=a-1@%d /s/b=b-0@%d", last, last-1); strings.Join(kvs, " ") != want {
-		t.Errorf("kine serves the recording as %v, want %s", kvs, want)
+	if got, want := kineServes(t, k.Client(t), "/s/"), fmt.Sprintf("/s/a=a-1@%d /s/b=b-0@%d", last, last-1); got != want {
+		t.Errorf("kine serves the recording as %s, want %s", got, want)
 	}
 	// The recording holds one of kine's indexes; kine made the others.
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "state.db")+"?mode=ro")

@@ -114,11 +114,11 @@ func (f *File) trimTo(ctx context.Context, start, next int64) error {
 		q    string
 		args []any
 	}{
-		{`DELETE FROM kine WHERE id IN (SELECT prev_revision FROM kine WHERE id > ?1 AND id <= ?2 AND prev_revision > 0)
-			OR (id > ?1 AND id <= ?2 AND deleted != 0)`, []any{start, next}},
-		{`DELETE FROM etcdscope_revisions WHERE id < (SELECT MAX(id) FROM etcdscope_revisions WHERE id <= ?1 AND unix_nano IS NOT NULL)
+		{`DELETE FROM kine WHERE id IN (SELECT prev_revision FROM kine WHERE id > ? AND id <= ? AND prev_revision > 0)
+			OR (id > ? AND id <= ? AND deleted != 0)`, []any{start, next, start, next}},
+		{`DELETE FROM etcdscope_revisions WHERE id < (SELECT MAX(id) FROM etcdscope_revisions WHERE id <= ? AND unix_nano IS NOT NULL)
 			AND NOT EXISTS (SELECT 1 FROM kine WHERE kine.id = etcdscope_revisions.id)`, []any{next}},
-		{`DELETE FROM etcdscope_gaps WHERE to_revision <= COALESCE((SELECT revision FROM etcdscope_revisions WHERE id = ?1), ?1)`, []any{next}},
+		{`DELETE FROM etcdscope_gaps WHERE to_revision <= COALESCE((SELECT revision FROM etcdscope_revisions WHERE id = ?), ?)`, []any{next, next}},
 		{`UPDATE kine SET prev_revision = ? WHERE name = 'compact_rev_key'`, []any{next}},
 	} {
 		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {

@@ -11,20 +11,32 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/etcdview"
+	"github.com/etcdscope/etcdscope/etcdview/pgtest"
 )
 
 // TestKeepDropsWhatArrivedBeforeAndStartsWithEveryKey: with --keep 1h, the
 // revisions that arrived two hours before go; the recording starts after
 // them, every key live there with its value as of then, and nothing
-// before it; a key deleted before it is gone.
+// before it; a key deleted before it is gone. In a file and in
+// PostgreSQL alike.
 func TestKeepDropsWhatArrivedBeforeAndStartsWithEveryKey(t *testing.T) {
+	t.Run("file", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "rec.db")
+		testKeep(t, path, func() *etcdview.KineFile { return openRecording(t, path) })
+	})
+	t.Run("postgres", func(t *testing.T) {
+		url := pgtest.Start(t).URL("postgres", "east")
+		testKeep(t, url, func() *etcdview.KineFile { return openPGRecording(t, url) })
+	})
+}
+
+func testKeep(t *testing.T, path string, open func() *etcdview.KineFile) {
 	l, cli := startEtcd(t)
 	put(t, cli, "/k/a", "a-0")
 	put(t, cli, "/k/b", "b-0")
 	var clock atomic.Int64
 	clock.Store(time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC).UnixNano())
 	now := func() time.Time { return time.Unix(0, clock.Load()) }
-	path := filepath.Join(t.TempDir(), "rec.db")
 	rec := startRecorderWith(t, l, path, "/k/", Options{Now: now, Keep: time.Hour, RetainEvery: time.Nanosecond})
 	waitRecorded(t, path, "/k/b", "b-0")
 	put(t, cli, "/k/a", "a-1")
@@ -40,7 +52,7 @@ func TestKeepDropsWhatArrivedBeforeAndStartsWithEveryKey(t *testing.T) {
 	if err := rec.stop(); err != nil {
 		t.Fatal(err)
 	}
-	f := openRecording(t, path)
+	f := open()
 	st, err := f.Status(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -140,5 +152,19 @@ func TestMaxSizeKeepsTheFileFromGrowing(t *testing.T) {
 	})
 	if err != nil || keys != 200 {
 		t.Errorf("ls at the start: %d keys (%v), want all 200", keys, err)
+	}
+}
+
+// --max-size bounds a file's pages: in PostgreSQL, which keeps a table's
+// size after its rows go, it is refused in one line before anything is
+// written.
+func TestMaxSizeInPostgresIsRefused(t *testing.T) {
+	l, _, _, f := openPGBeside(t, "")
+	err := f.Run(t.Context(), l, Options{MaxSize: 2 << 30})
+	if err == nil || !strings.Contains(err.Error(), "--max-size bounds a recording in a file") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("--max-size in PostgreSQL: %v, want one line refusing it", err)
+	}
+	if f.Head() != 0 {
+		t.Errorf("the refused recording is whole up to %d, want nothing written", f.Head())
 	}
 }

@@ -21,7 +21,7 @@ type Options struct {
 	Now func() time.Time
 	// Keep, when set, bounds the recording to the revisions that arrived
 	// in the last Keep; MaxSize, when set, to the revisions whose pages
-	// in use fit in MaxSize bytes. The oldest go first, and the recording
+	// in use fit in MaxSize bytes (a file's alone). The oldest go first, and the recording
 	// then starts later, with every key as of its new start (see trim).
 	Keep    time.Duration
 	MaxSize int64
@@ -69,6 +69,12 @@ func (f *File) Run(ctx context.Context, src etcdview.Source, opts Options) error
 	}
 	if opts.RetainEvery <= 0 {
 		opts.RetainEvery = retainEvery
+	}
+	// A size is of a SQLite file's pages in use. PostgreSQL keeps a
+	// table's size after a DELETE (VACUUM lets later rows reuse the
+	// space), so that no trim would bring it under a bound.
+	if opts.MaxSize > 0 && f.pg != nil {
+		return fmt.Errorf("--max-size bounds a recording in a file: PostgreSQL keeps a table's size after its rows go, so bound %s with --keep", f.path)
 	}
 	r := &run{f: f, opts: opts, db: context.WithoutCancel(ctx), since: opts.Now()}
 	checked := false

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // row is one revision of one key to write, in etcd's terms.
@@ -73,6 +75,17 @@ func (t *tx) commit(ctx context.Context, head int64) error {
 		t.tx.Rollback()
 		return err
 	}
+	// kine inserts its rows without an id, from the id column's sequence
+	// in PostgreSQL (BIGSERIAL), which rows written with their ids do not
+	// move: it is set past them, so that kine serving the recording
+	// writes after its last row. SQLite's AUTOINCREMENT follows the
+	// largest id written by itself.
+	if t.f.pg != nil && t.last > 0 {
+		if _, err := t.tx.ExecContext(ctx, `SELECT setval(pg_get_serial_sequence('kine', 'id'), ?)`, t.last); err != nil {
+			t.tx.Rollback()
+			return err
+		}
+	}
 	if err := t.tx.Commit(); err != nil {
 		return err
 	}
@@ -124,6 +137,11 @@ func (t *tx) placeRow(ctx context.Context, r row) error {
 // (see the package comment).
 func (t *tx) insert(ctx context.Context, id int64, r row) error {
 	name := storedName(r.key)
+	// PostgreSQL's text holds UTF-8 alone, and kine keeps names in text
+	// there too: a key of other bytes has no row in kine's schema.
+	if t.f.pg != nil && !utf8.ValidString(name) {
+		return fmt.Errorf("key %q is not UTF-8, which PostgreSQL's text (kine's name column) cannot hold: record this cluster into a SQLite file", name)
+	}
 	var prevID, prevCreateRev sql.NullInt64
 	var prevCreated, prevDeleted sql.NullBool
 	err := t.prev.QueryRowContext(ctx, name).Scan(&prevID, &prevCreated, &prevCreateRev, &prevDeleted)

@@ -165,29 +165,45 @@ func peakRSS(cmd []string) (float64, error) {
 // address space, and the kernel keeps that space's high-water mark across
 // the exec. time is small, and forks c from its own address space.
 func runMeasured(c *exec.Cmd) (float64, error) {
+	wait, err := startMeasured(c)
+	if err != nil {
+		return 0, err
+	}
+	return wait()
+}
+
+// startMeasured starts c under GNU time, as runMeasured runs it; wait waits
+// for its end and returns its peak resident set in bytes.
+func startMeasured(c *exec.Cmd) (wait func() (float64, error), err error) {
 	out, err := os.CreateTemp("", "benchrun-rss-")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	out.Close()
-	defer os.Remove(out.Name())
 	c.Args = append([]string{timeBinary, "-f", "%M", "-o", out.Name(), c.Path}, c.Args[1:]...)
 	c.Path = timeBinary
-	runErr := c.Run()
-	b, err := os.ReadFile(out.Name())
-	if err != nil {
-		return 0, err
+	if err := c.Start(); err != nil {
+		os.Remove(out.Name())
+		return nil, err
 	}
-	// The last line is %M, KiB; a line before it may say how c exited.
-	lines := strings.Fields(strings.TrimSpace(string(b)))
-	if len(lines) == 0 {
-		return 0, fmt.Errorf("%s wrote no peak RSS (%v)", timeBinary, runErr)
-	}
-	kib, err := strconv.ParseFloat(lines[len(lines)-1], 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s wrote %q, not a peak RSS (%v)", timeBinary, b, runErr)
-	}
-	return kib * 1024, runErr
+	return func() (float64, error) {
+		defer os.Remove(out.Name())
+		runErr := c.Wait()
+		b, err := os.ReadFile(out.Name())
+		if err != nil {
+			return 0, err
+		}
+		// The last line is %M, KiB; a line before it may say how c exited.
+		lines := strings.Fields(strings.TrimSpace(string(b)))
+		if len(lines) == 0 {
+			return 0, fmt.Errorf("%s wrote no peak RSS (%v)", timeBinary, runErr)
+		}
+		kib, err := strconv.ParseFloat(lines[len(lines)-1], 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s wrote %q, not a peak RSS (%v)", timeBinary, b, runErr)
+		}
+		return kib * 1024, runErr
+	}, nil
 }
 
 // timeBinary is GNU time (Debian's time package, which .ci/run installs).

@@ -20,12 +20,12 @@ func main() {
 	keys := flag.Int("keys", 1_000_000, "keys of the cluster to fill and measure")
 	runs := flag.Int("runs", 5, "runs of each figure; the table shows medians")
 	quick := flag.Bool("quick", false, "one short pass of each figure, for CI: checks the benchmark code works, judges no goal")
-	tailFor := flag.Duration("tail", 30*time.Second, "how long the writer puts during the tail-lag figure")
+	tailFor := flag.Duration("tail", 30*time.Second, "how long the writer puts during the tail-lag and record figures")
 	etcdArg := flag.String("etcd", "3.7", "etcd holding the fill: a release line (3.4 is Debian's /usr/bin/etcd; 3.5, 3.6 and 3.7 are built and cached, 3.7 from go.mod's etcd) or a binary")
 	etcdctl := flag.String("etcdctl", "/usr/bin/etcdctl", "etcdctl to compare with (bench/run passes etcdctl 3.7.3, which works against every etcd)")
 	etcdscope := flag.String("etcdscope", "", "etcdscope binary to measure (bench/run builds it)")
 	fillOnly := flag.Bool("fill-only", false, "fill (or reuse) the data dir, then stop")
-	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, ls, history, du, tui, offline, check, changes, tail, go, kine")
+	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, ls, history, du, tui, offline, check, changes, tail, record, go, kine")
 	tuiEndpoint := flag.String("tui-child", "", "internal: run the TUI figures' child process against this endpoint")
 	flag.Parse()
 	if *watchUntil > 0 {
@@ -170,6 +170,10 @@ func measureGroups(en env, ls []fill.Layout, tailFor time.Duration, want func(st
 	if want("tail") {
 		logf("tail lag (%v of puts)", tailFor)
 		rows = append(rows, tailLag(en, tailFor))
+	}
+	if want("record") {
+		logf("record beside the tail's writer (%v of puts)", tailFor)
+		rows = append(rows, recordFigure(en, tailFor))
 	}
 	if want("go") {
 		logf("Go benchmarks (decode, ui, embedded/kube)")
