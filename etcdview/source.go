@@ -293,6 +293,13 @@ type WatchOptions struct {
 	// that orders the answers after pending events (3.4.31+, 3.5.13+,
 	// 3.6+); 0 means 5s, as kube-apiserver asks for its watch cache.
 	ProgressInterval time.Duration
+	// WithoutPrevious asks a live etcd for no previous value with the
+	// events (Event.Prev nil), for a watcher that holds them already, as
+	// the recorder does: etcd reads each event's previous revision from
+	// its backend for a watch that asks, about 40 of its 83 µs of CPU an
+	// event. kine sends them all the same, and other sources may fill
+	// Prev too.
+	WithoutPrevious bool
 }
 
 // Cluster is the state of the etcd behind a Source.

@@ -162,8 +162,10 @@ func (w *liveWatch) stream(ctx context.Context) (delivered bool, err error) {
 	sctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	defer cancel()
 	opts := []clientv3.OpOption{
-		clientv3.WithRange(w.end), clientv3.WithPrevKV(),
-		clientv3.WithProgressNotify(), clientv3.WithCreatedNotify(),
+		clientv3.WithRange(w.end), clientv3.WithProgressNotify(), clientv3.WithCreatedNotify(),
+	}
+	if !w.opts.WithoutPrevious {
+		opts = append(opts, clientv3.WithPrevKV())
 	}
 	if w.next > 0 {
 		opts = append(opts, clientv3.WithRev(w.next))

@@ -251,6 +251,59 @@ func TestTxnKeysAreEachRecordedInOrder(t *testing.T) {
 	}
 }
 
+// TestADeletionRowCarriesWhatItDeleted: the recorder asks etcd for no
+// previous values (the file holds them), yet a deletion's row carries the
+// create revision and the lease of the value it deleted, as kine's delete
+// row does, for keys created before the recording (its snapshot) and
+// during it.
+func TestADeletionRowCarriesWhatItDeleted(t *testing.T) {
+	l, cli := startEtcd(t)
+	lease, err := cli.Grant(t.Context(), 3600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leased := func(key, value string) int64 {
+		resp, err := cli.Put(t.Context(), key, value, clientv3.WithLease(lease.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Header.Revision
+	}
+	created := map[string]int64{"/d/old": leased("/d/old", "0")}
+	put(t, cli, "/d/old", "1") // an update without the lease: the deletion takes the last value's
+	path := filepath.Join(t.TempDir(), "rec.db")
+	rec := startRecorder(t, l, path, "/d/", nil)
+	waitRecorded(t, path, "/d/old", "1")
+	created["/d/new"] = leased("/d/new", "0")
+	leased("/d/new", "1")
+	for _, key := range []string{"/d/old", "/d/new"} {
+		if _, err := cli.Delete(t.Context(), key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(t, cli, "/d/end", "end")
+	waitRecorded(t, path, "/d/end", "end")
+	if err := rec.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for key, wantLease := range map[string]int64{"/d/old": 0, "/d/new": int64(lease.ID)} {
+		var createRev, gotLease int64
+		if err := db.QueryRow(`SELECT COALESCE(r.revision, k.create_revision), k.lease FROM kine k
+			LEFT JOIN etcdscope_revisions r ON r.id = k.create_revision WHERE k.name = ? AND k.deleted = 1`, key).Scan(&createRev, &gotLease); err != nil {
+			t.Fatalf("%s's deletion row: %v", key, err)
+		}
+		if createRev != created[key] || gotLease != wantLease {
+			t.Errorf("%s's deletion row: create revision %d, lease %d; want %d and %d", key, createRev, gotLease, created[key], wantLease)
+		}
+	}
+}
+
 // firstID is the id of the key's oldest row.
 func firstID(t *testing.T, f *etcdview.KineFile, key string) int64 {
 	t.Helper()

@@ -125,7 +125,9 @@ type run struct {
 func (r *run) follow(ctx context.Context, src etcdview.Source) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batches := src.Watch(wctx, r.f.prefix, etcdview.WatchOptions{Rev: r.f.head + 1})
+	// The file holds each key's row before: its create revision and
+	// lease are read from there (insert), not sent again by etcd.
+	batches := src.Watch(wctx, r.f.prefix, etcdview.WatchOptions{Rev: r.f.head + 1, WithoutPrevious: true})
 	tick := time.NewTicker(r.opts.StatusInterval)
 	defer tick.Stop()
 	for {
@@ -226,7 +228,8 @@ func (r *run) write(group []etcdview.Batch) error {
 }
 
 // rowOf is the row of a watch's event; a deletion's create revision and
-// lease are the previous value's, which the watch brings.
+// lease are the previous value's: the watch's, where a source sent it,
+// else the key's row before in the file (insert).
 func rowOf(ev etcdview.Event, at time.Time) row {
 	r := row{rev: ev.KV.ModRevision, key: ev.KV.Key, created: ev.Type == etcdview.Added, deleted: ev.Type == etcdview.Deleted,
 		createRev: ev.KV.CreateRevision, lease: ev.KV.Lease, value: ev.KV.Value, at: at}

@@ -37,7 +37,7 @@ type tx struct {
 // The statements insert runs, a row at a time.
 const (
 	takenSQL = `SELECT COUNT(*) FROM kine WHERE id = ?`
-	prevSQL  = `SELECT id, created, create_revision, deleted FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`
+	prevSQL  = `SELECT id, created, create_revision, deleted, lease FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`
 	rowSQL   = `INSERT INTO kine (id, name, created, deleted, create_revision, prev_revision, lease, value, old_value)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`
 	revSQL = `INSERT INTO etcdscope_revisions (id, revision, unix_nano) VALUES (?, ?, ?)`
@@ -142,9 +142,9 @@ func (t *tx) insert(ctx context.Context, id int64, r row) error {
 	if t.f.pg != nil && !utf8.ValidString(name) {
 		return fmt.Errorf("key %q is not UTF-8, which PostgreSQL's text (kine's name column) cannot hold: record this cluster into a SQLite file", name)
 	}
-	var prevID, prevCreateRev sql.NullInt64
+	var prevID, prevCreateRev, prevLease sql.NullInt64
 	var prevCreated, prevDeleted sql.NullBool
-	err := t.prev.QueryRowContext(ctx, name).Scan(&prevID, &prevCreated, &prevCreateRev, &prevDeleted)
+	err := t.prev.QueryRowContext(ctx, name).Scan(&prevID, &prevCreated, &prevCreateRev, &prevDeleted, &prevLease)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
@@ -160,10 +160,16 @@ func (t *tx) insert(ctx context.Context, id int64, r row) error {
 		createRev = r.createRev
 	}
 	var value any
-	if !r.deleted {
+	lease := r.lease
+	switch {
+	case !r.deleted:
 		value = nonNil(r.value)
+	case live && lease == 0:
+		// A deletion carries the lease of the value it deleted, as
+		// kine's delete row does; etcd's event has none.
+		lease = prevLease.Int64
 	}
-	_, err = t.row.ExecContext(ctx, id, name, boolInt(r.created), boolInt(r.deleted), createRev, prevID.Int64, r.lease, value)
+	_, err = t.row.ExecContext(ctx, id, name, boolInt(r.created), boolInt(r.deleted), createRev, prevID.Int64, lease, value)
 	if err != nil {
 		return err
 	}
