@@ -134,6 +134,7 @@ type Model struct {
 	// controlPlaneReady is set once Options.ControlPlaneReady closed.
 	controlPlaneReady bool
 	flashGen          int
+	flashSeq          uint64 // common.FlashMsg.Seq's when the flash line last changed
 
 	commanding bool
 	input      textinput.Model
@@ -318,7 +319,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case manifest.LoadedMsg:
 		return m.restore.Update(msg)
 	case common.FlashMsg:
-		return m.setFlash(msg.Text, msg.Err)
+		if msg.Seq != 0 && msg.Seq < m.flashSeq {
+			return nil // a newer flash was asked for since
+		}
+		return m.showFlash(msg.Text, msg.Err, msg.Seq)
 	case clearFlashMsg:
 		if msg.gen == m.flashGen {
 			m.flash = ""
@@ -441,7 +445,14 @@ func (m *Model) onKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) setFlash(text string, isErr bool) tea.Cmd {
+	return m.showFlash(text, isErr, common.NextFlashSeq())
+}
+
+// showFlash shows the flash numbered seq (common.FlashMsg.Seq; 0 for one
+// whose order is not known, which leaves the number as it is).
+func (m *Model) showFlash(text string, isErr bool, seq uint64) tea.Cmd {
 	m.flash, m.flashErr = text, isErr
+	m.flashSeq = max(m.flashSeq, seq)
 	m.flashGen++
 	gen := m.flashGen
 	return m.common.After(flashFor, func(time.Time) tea.Msg { return clearFlashMsg{gen} })

@@ -188,6 +188,32 @@ func TestFailuresBesideTheSourceShowInTheFlashLine(t *testing.T) {
 	}
 }
 
+// Flashes asked for by a pane arrive as their commands finish, in any
+// order: the flash line ends on the one asked for last, as two quick >
+// keys end on the second's speed.
+func TestTheFlashLineEndsOnTheLastFlashAskedFor(t *testing.T) {
+	m := New(context.Background(), Options{Source: uitest.Fixture(), Tick: new(uitest.Clock).Tick})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	first, second := common.Flash("replay at 10× speed"), common.Flash("replay at max speed")
+	m.Update(second())
+	m.Update(first())
+	if !strings.Contains(m.View(), "replay at max speed") {
+		t.Errorf("the flash line after two flashes arrived out of order:\n%s", m.View())
+	}
+	// The app's own flash, asked for after a pane's, stays over it too.
+	late := common.FlashErr(errors.New("a pane's error"))
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{']'}})
+	m.Update(late())
+	if got := m.View(); strings.Contains(got, "a pane's error") || !strings.Contains(got, "move through a recording") {
+		t.Errorf("a pane's flash asked for before the app's covered it:\n%s", got)
+	}
+	// A flash whose order is not known is shown when it comes.
+	m.Update(common.FlashMsg{Text: "cannot read revision 9"})
+	if !strings.Contains(m.View(), "cannot read revision 9") {
+		t.Errorf("a flash made without a number is not shown:\n%s", m.View())
+	}
+}
+
 func TestTheHeaderSaysWhenTheControlPlaneIsReady(t *testing.T) {
 	ready := make(chan struct{})
 	m := New(context.Background(), Options{Source: uitest.Fixture(), ControlPlaneReady: ready, Tick: new(uitest.Clock).Tick})

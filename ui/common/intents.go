@@ -1,6 +1,10 @@
 package common
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	"sync/atomic"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // Intents: a pane asks the app for something outside itself with one of
 // these; the app performs it. Panes never reach into each other.
@@ -43,7 +47,18 @@ type TailPrefixMsg struct {
 type FlashMsg struct {
 	Text string
 	Err  bool
+	// Seq orders the flashes Flash and FlashErr make: their commands run
+	// at once and may arrive in any order, and one asked for before the
+	// flash line last changed is not shown (two quick > keys end on the
+	// second's speed). A FlashMsg made without it is shown when it comes.
+	Seq uint64
 }
+
+// flashSeq numbers the flashes asked for, in the order Update asks.
+var flashSeq atomic.Uint64
+
+// NextFlashSeq is the number of a flash asked for now.
+func NextFlashSeq() uint64 { return flashSeq.Add(1) }
 
 // StopMemberMsg asks to stop member Index of the bundled cluster.
 type StopMemberMsg struct {
@@ -59,12 +74,14 @@ type RestartMemberMsg struct {
 
 // Flash is a command that flashes text.
 func Flash(text string) tea.Cmd {
-	return func() tea.Msg { return FlashMsg{Text: text} }
+	msg := FlashMsg{Text: text, Seq: NextFlashSeq()}
+	return func() tea.Msg { return msg }
 }
 
 // FlashErr is a command that flashes err.
 func FlashErr(err error) tea.Cmd {
-	return func() tea.Msg { return FlashMsg{Text: err.Error(), Err: true} }
+	msg := FlashMsg{Text: err.Error(), Err: true, Seq: NextFlashSeq()}
+	return func() tea.Msg { return msg }
 }
 
 // Send is a command that returns msg.
