@@ -294,8 +294,8 @@ func (p *kinePages) span(ctx context.Context, hi, lo int64, key, end string, got
 		if !bytesOrNull(name) || !bytesOrNull(value) {
 			return errNotPaged
 		}
-		var ints [4]int64
-		for i, c := range []int{colCreated, colDeleted, colCreateRev, colLease} {
+		var ints [5]int64
+		for i, c := range []int{colCreated, colDeleted, colCreateRev, colLease, colPrevRev} {
 			v, err := r.Column(c, false)
 			if err != nil {
 				return err
@@ -312,7 +312,7 @@ func (p *kinePages) span(ctx context.Context, hi, lo int64, key, end string, got
 		if ints[0] != 0 {
 			rec.CreateRevision = rec.ModRevision
 		}
-		got.rows = append(got.rows, spanRow{rec})
+		got.rows = append(got.rows, spanRow{rec: rec, prev: ints[4]})
 		return nil
 	})
 }

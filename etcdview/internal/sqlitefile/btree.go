@@ -104,16 +104,30 @@ type walk struct {
 // every row whose rowid is in [lo, hi], in rowid order, from the highest
 // when desc. A child whose rowids lie outside is not read.
 func (f *File) Table(root uint32, lo, hi int64, desc bool, fn func(*Record) error) error {
-	w := &walk{f: f, table: true, lo: lo, hi: hi, desc: desc, fn: fn}
-	return w.root(root)
+	return f.walk(root, true, lo, hi, desc, fn)
 }
 
 // Index walks the index b-tree whose root page is root and calls fn with
 // every entry, in the index's order: an interior page's entries between
 // the children they divide.
 func (f *File) Index(root uint32, fn func(*Record) error) error {
-	w := &walk{f: f, lo: math.MinInt64, hi: math.MaxInt64, fn: fn}
-	return w.root(root)
+	return f.walk(root, false, math.MinInt64, math.MaxInt64, false, fn)
+}
+
+// walk walks the b-tree at root with buffers a walk before it left: a
+// table read in spans walks it once a span, and each walk's buffers, up
+// to half a MB a level, were most of the memory a read of the table took
+// (and the page faults that came with it).
+func (f *File) walk(root uint32, table bool, lo, hi int64, desc bool, fn func(*Record) error) error {
+	w, _ := f.walks.Get().(*walk)
+	if w == nil {
+		w = &walk{f: f}
+	}
+	w.table, w.lo, w.hi, w.desc, w.fn, w.visits = table, lo, hi, desc, fn, 0
+	err := w.root(root)
+	w.fn, w.rec = nil, Record{types: w.rec.types[:0], ends: w.rec.ends[:0]}
+	f.walks.Put(w)
+	return err
 }
 
 func (w *walk) root(n uint32) error {
