@@ -271,11 +271,11 @@ func (p *kinePages) deletions(ctx context.Context) ([]int64, error) {
 	return ids, err
 }
 
-// span reads the records of [key, end) whose ids are in (lo, hi], newest
-// first, as readSpan's SQL does.
-func (p *kinePages) span(ctx context.Context, hi, lo int64, key, end string, got *spanRows) error {
+// span reads with wk the records of [key, end) whose ids are in (lo, hi],
+// newest first, as readSpan's SQL does.
+func (p *kinePages) span(ctx context.Context, wk *sqlitefile.Walker, hi, lo int64, key, end string, got *spanRows) error {
 	var c canceled
-	return p.file.Table(p.table, lo+1, hi, true, func(r *sqlitefile.Record) error {
+	return wk.Table(p.table, lo+1, hi, true, func(r *sqlitefile.Record) error {
 		if err := c.check(ctx); err != nil {
 			return err
 		}

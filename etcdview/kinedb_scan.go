@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/etcdscope/etcdscope/etcdview/internal/sqlitefile"
 )
 
 // Scan reads every revision the file holds below prefix, up to opts.Rev, in
@@ -74,9 +76,11 @@ func (f *KineFile) walkBack(ctx context.Context, rev int64, key, end string, fn 
 
 // kineSpan is how many ids one read of walkBack spans (a variable for
 // tests), and kineReaders how many spans are read at once (and at most as
-// many more wait to be handed on): a few MB of records, where the whole
-// table may be GBs.
-var kineSpan int64 = 8192
+// many more wait to be handed on): a few hundred KB of records, where the
+// whole table may be GBs, and small enough that the memory a walk touches
+// stays in the processor's caches and in the pages the Go heap holds
+// already (spans of 8192 rows took a thousand more page faults).
+var kineSpan int64 = 1024
 
 const kineReaders = 2
 
@@ -144,8 +148,12 @@ func (f *KineFile) readSpans(ctx context.Context, rev, oldest, span int64, key, 
 	}()
 	for range kineReaders {
 		go func() {
+			var wk *sqlitefile.Walker
+			if f.paged != nil {
+				wk = f.paged.file.Walker()
+			}
 			for j := range todo {
-				j.slot <- f.readSpan(ctx, j.hi, j.hi-span, key, end, free)
+				j.slot <- f.readSpan(ctx, wk, j.hi, j.hi-span, key, end, free)
 			}
 		}()
 	}
@@ -153,12 +161,12 @@ func (f *KineFile) readSpans(ctx context.Context, rev, oldest, span int64, key, 
 }
 
 // readSpan reads the records of [key, end) whose ids are in (lo, hi],
-// from the file's pages where it can (kinePages), else with SQL.
-func (f *KineFile) readSpan(ctx context.Context, hi, lo int64, key, end string, free spanPool) (got spanRows) {
+// from the file's pages with wk where it can (kinePages), else with SQL.
+func (f *KineFile) readSpan(ctx context.Context, wk *sqlitefile.Walker, hi, lo int64, key, end string, free spanPool) (got spanRows) {
 	// A span's ids are rows but for gaps: the slice is not grown again.
 	got.rows = free.get(min(hi-lo, kineSpan))
 	if f.paged != nil {
-		err := f.paged.span(ctx, hi, lo, key, end, &got)
+		err := f.paged.span(ctx, wk, hi, lo, key, end, &got)
 		if !errors.Is(err, errNotPaged) {
 			if err != nil {
 				return spanRows{err: kineError(f.path, err)}

@@ -19,8 +19,11 @@ const (
 // deeper one is a cycle or damage.
 const maxDepth = 20
 
-// groupBytes is how many bytes of a page's children a walk reads at once.
-const groupBytes = 512 << 10
+// groupBytes is how many bytes of a page's children a walk reads at once:
+// enough for a read to cost less than the copy it makes, and no more, for
+// a walk's buffers are memory the process touches for the first time,
+// a page fault each 4 KiB (at 512 KiB, most of a scan's faults).
+const groupBytes = 128 << 10
 
 // maxLoad is the largest value a walk loads: kine's names and the
 // columns the caller reads are far smaller, and a record that claims more
@@ -101,33 +104,46 @@ type walk struct {
 	ovf     []byte
 }
 
+// Walker walks b-trees of a file, one walk at a time, and keeps its
+// buffers from one walk to the next: a table read in spans is walked once
+// a span, and new buffers for each walk, up to a quarter of a MB a level,
+// were most of the memory a read of kine's table took, and of its page
+// faults. A Walker is for one goroutine at a time; File's Table and Index
+// each walk with one of their own.
+type Walker struct{ w walk }
+
+// Walker is a new Walker of f.
+func (f *File) Walker() *Walker { return &Walker{walk{f: f}} }
+
 // Table walks the table b-tree whose root page is root, and calls fn with
 // every row whose rowid is in [lo, hi], in rowid order, from the highest
 // when desc. A child whose rowids lie outside is not read.
-func (f *File) Table(root uint32, lo, hi int64, desc bool, fn func(*Record) error) error {
-	return f.walk(root, true, lo, hi, desc, fn)
+func (wk *Walker) Table(root uint32, lo, hi int64, desc bool, fn func(*Record) error) error {
+	return wk.walk(root, true, lo, hi, desc, fn)
 }
 
 // Index walks the index b-tree whose root page is root and calls fn with
 // every entry, in the index's order: an interior page's entries between
 // the children they divide.
-func (f *File) Index(root uint32, fn func(*Record) error) error {
-	return f.walk(root, false, math.MinInt64, math.MaxInt64, false, fn)
+func (wk *Walker) Index(root uint32, fn func(*Record) error) error {
+	return wk.walk(root, false, math.MinInt64, math.MaxInt64, false, fn)
 }
 
-// walk walks the b-tree at root with buffers a walk before it left: a
-// table read in spans walks it once a span, and each walk's buffers, up
-// to half a MB a level, were most of the memory a read of the table took
-// (and the page faults that came with it).
-func (f *File) walk(root uint32, table bool, lo, hi int64, desc bool, fn func(*Record) error) error {
-	w, _ := f.walks.Get().(*walk)
-	if w == nil {
-		w = &walk{f: f}
-	}
+// Table is Walker's Table, with a Walker of its own.
+func (f *File) Table(root uint32, lo, hi int64, desc bool, fn func(*Record) error) error {
+	return f.Walker().Table(root, lo, hi, desc, fn)
+}
+
+// Index is Walker's Index, with a Walker of its own.
+func (f *File) Index(root uint32, fn func(*Record) error) error {
+	return f.Walker().Index(root, fn)
+}
+
+func (wk *Walker) walk(root uint32, table bool, lo, hi int64, desc bool, fn func(*Record) error) error {
+	w := &wk.w
 	w.table, w.lo, w.hi, w.desc, w.fn, w.visits = table, lo, hi, desc, fn, 0
 	err := w.root(root)
-	w.fn, w.rec = nil, Record{types: w.rec.types[:0], ends: w.rec.ends[:0]}
-	f.walks.Put(w)
+	w.fn = nil
 	return err
 }
 

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 )
 
 // Header fields (fileformat2.html, "The Database Header"), big endian.
@@ -51,8 +50,6 @@ type File struct {
 	// autoVacuum says the file has pointer-map pages, which no b-tree
 	// may point at.
 	autoVacuum bool
-	// walks are walks done, whose buffers the next walk takes.
-	walks sync.Pool
 }
 
 // Open reads the header of the file r, size bytes long. It refuses what
