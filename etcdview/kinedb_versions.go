@@ -19,29 +19,33 @@ const VersionUnknown = -1
 // write the key's newest row's id there, and Create the deletion it
 // follows, or 0 when there is none), and kine's compaction relies on it,
 // deleting every row some row names (the CompactSQL of its drivers). So a
-// row no later row names is its key's newest. The walk keeps, by id, the
-// rows named by the rows met and not met yet: a few thousand entries,
-// found by id, where a set of every key met was found by hashing its name
+// row no later row names is its key's newest. The walk keeps the links of
+// the rows met to the rows they name, not met yet, by the id named: a few
+// thousand, where a set of every key met was found by hashing its name
 // twice, a cache miss a row (a fifth of du's scan).
 type kineWalk struct {
 	w    *backWalk
 	seed maphash.Seed
-	// links are the rows named and not met yet, by id.
-	links map[int64]link
+	// links are a heap, the link to the greatest id on top: the walk
+	// meets ids from the greatest down, so that the next row named is
+	// the top's, and a row named that the walk passes without meeting
+	// (compaction deleted it, or it is not in the walk) leaves it there.
+	links []link
 	held  []ScanRecord
 }
 
-// link is what a row told of the row it names: a hash of its key, that a
-// chain which would join two keys (never written by kine) is cut there
-// rather than followed, and 1 + the index in held of the key's current
-// record while its version is counted, else 0.
+// link is what a row told of the row it names, to: a hash of its key,
+// that a chain which would join two keys (never written by kine) is cut
+// there rather than followed, and 1 + the index in held of the key's
+// current record while its version is counted, else 0.
 type link struct {
+	to   int64
 	key  uint64
 	held int
 }
 
 func newKineWalk(w *backWalk) *kineWalk {
-	return &kineWalk{w: w, seed: maphash.MakeSeed(), links: map[int64]link{}}
+	return &kineWalk{w: w, seed: maphash.MakeSeed()}
 }
 
 // add adds rec, older than every record before it, whose row names the
@@ -58,18 +62,15 @@ func (k *kineWalk) add(rec ScanRecord, prev int64) error {
 // now rather than held.
 func (k *kineWalk) count(rec *ScanRecord, prev int64) bool {
 	h := maphash.String(k.seed, rec.Key)
-	l, named := k.links[rec.ModRevision]
-	if named {
-		delete(k.links, rec.ModRevision)
-		if l.key != h {
-			// Another key's row names this one: its chain ends here,
-			// its creation unmet, and this row is its own key's.
-			k.unknown(l.held)
-			named = false
-		}
+	l, named := k.take(rec.ModRevision)
+	if named && l.key != h {
+		// Another key's row names this one: its chain ends here, its
+		// creation unmet, and this row is its own key's.
+		k.unknown(l.held)
+		named = false
 	}
 	created := !rec.Tombstone && rec.CreateRevision == rec.ModRevision
-	next := link{key: h}
+	next := link{to: prev, key: h}
 	handOn := true
 	switch {
 	case !named && !rec.Tombstone:
@@ -88,25 +89,65 @@ func (k *kineWalk) count(rec *ScanRecord, prev int64) bool {
 			next.held = l.held
 		}
 	}
-	k.name(prev, rec.ModRevision, next)
+	if prev <= 0 || prev >= rec.ModRevision {
+		// No earlier row named: the key's chain ends here.
+		k.unknown(next.held)
+	} else {
+		k.link(next)
+	}
 	return handOn
 }
 
-// name keeps the link of the row id to the row it names, prev. A row that
-// names none (0), or no earlier row, ends its key's chain: a version
-// counted through it is unknown.
-func (k *kineWalk) name(prev, id int64, l link) {
-	if prev <= 0 || prev >= id {
-		k.unknown(l.held)
-		return
+// take takes the links to id and above off the heap, and returns the one
+// to id. Those above name rows the walk passed without meeting them, and
+// a second link to id is a second row naming it (never written by kine):
+// the versions counted through them are unknown.
+func (k *kineWalk) take(id int64) (l link, found bool) {
+	for len(k.links) > 0 && k.links[0].to >= id {
+		top := k.links[0]
+		last := len(k.links) - 1
+		k.links[0] = k.links[last]
+		k.links = k.links[:last]
+		k.down()
+		if top.to == id && !found {
+			l, found = top, true
+		} else {
+			k.unknown(top.held)
+		}
 	}
-	if _, ok := k.links[prev]; ok {
-		// Two rows name one: not kine's chain. The newer's link is kept,
-		// and the older's count is unknown.
-		k.unknown(l.held)
-		return
+	return l, found
+}
+
+// link pushes l onto the heap.
+func (k *kineWalk) link(l link) {
+	k.links = append(k.links, l)
+	for i := len(k.links) - 1; i > 0; {
+		up := (i - 1) / 2
+		if k.links[up].to >= k.links[i].to {
+			break
+		}
+		k.links[up], k.links[i] = k.links[i], k.links[up]
+		i = up
 	}
-	k.links[prev] = l
+}
+
+// down moves the top of the heap down to its place.
+func (k *kineWalk) down() {
+	h := k.links
+	for i := 0; ; {
+		big := i
+		if l := 2*i + 1; l < len(h) && h[l].to > h[big].to {
+			big = l
+		}
+		if r := 2*i + 2; r < len(h) && h[r].to > h[big].to {
+			big = r
+		}
+		if big == i {
+			return
+		}
+		h[i], h[big] = h[big], h[i]
+		i = big
+	}
 }
 
 // unknown ends the count of the version of held record i-1 (none when i
