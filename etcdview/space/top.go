@@ -36,6 +36,10 @@ func (t *topN) offer(k *KeyStat) {
 		}
 	}
 	if len(t.h) < t.n {
+		if t.h == nil {
+			// Room for the n at once: a store fills most lists.
+			t.h = make([]KeyStat, 0, t.n)
+		}
 		t.h = slices.Insert(t.h, lo, *k)
 		return
 	}
@@ -44,10 +48,11 @@ func (t *topN) offer(k *KeyStat) {
 	t.h[lo-1] = *k
 }
 
-// sorted is the kept keys, greatest first.
+// sorted is the kept keys, greatest first; t is done.
 func (t *topN) sorted() []KeyStat {
-	s := slices.Clone(t.h)
+	s := t.h
 	slices.Reverse(s)
+	*t = topN{}
 	return s
 }
 
