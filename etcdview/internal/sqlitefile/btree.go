@@ -23,7 +23,7 @@ const maxDepth = 20
 // enough for a read to cost less than the copy it makes, and no more, for
 // a walk's buffers are memory the process touches for the first time,
 // a page fault each 4 KiB (at 512 KiB, most of a scan's faults).
-const groupBytes = 128 << 10
+const groupBytes = 64 << 10
 
 // maxLoad is the largest value a walk loads: kine's names and the
 // columns the caller reads are far smaller, and a record that claims more
