@@ -181,18 +181,6 @@ func (p *kinePages) close() error {
 	return p.fh.Close()
 }
 
-// integer is v as SQL reads an INTEGER column of kine's (NULL is 0), or
-// errNotPaged for a value of another type, whose message SQL's read says.
-func integer(v sqlitefile.Value) (int64, error) {
-	switch v.Kind {
-	case sqlitefile.Integer:
-		return v.Int, nil
-	case sqlitefile.Null:
-		return 0, nil
-	}
-	return 0, errNotPaged
-}
-
 // names walks the index on names: each entry's name (nil when NULL) and
 // rowid, in the order of SQL's `ORDER BY name, id`.
 func (p *kinePages) names(ctx context.Context, fn func(name []byte, id int64) error) error {
@@ -271,11 +259,11 @@ func (p *kinePages) deletions(ctx context.Context) ([]int64, error) {
 	return ids, err
 }
 
-// span reads the records of [key, end) whose ids are in (lo, hi], newest
-// first, as readSpan's SQL does.
-func (p *kinePages) span(ctx context.Context, hi, lo int64, key, end string, got *spanRows) error {
+// span reads with wk the records of [key, end) whose ids are in (lo, hi],
+// newest first, as readSpan's SQL does.
+func (p *kinePages) span(ctx context.Context, wk *sqlitefile.Walker, hi, lo int64, key, end string, got *spanRows) error {
 	var c canceled
-	return p.file.Table(p.table, lo+1, hi, true, func(r *sqlitefile.Record) error {
+	return wk.Table(p.table, lo+1, hi, true, func(r *sqlitefile.Record) error {
 		if err := c.check(ctx); err != nil {
 			return err
 		}
@@ -294,15 +282,14 @@ func (p *kinePages) span(ctx context.Context, hi, lo int64, key, end string, got
 		if !bytesOrNull(name) || !bytesOrNull(value) {
 			return errNotPaged
 		}
-		var ints [4]int64
-		for i, c := range []int{colCreated, colDeleted, colCreateRev, colLease} {
-			v, err := r.Column(c, false)
-			if err != nil {
-				return err
+		var ints [5]int64
+		for i, c := range []int{colCreated, colDeleted, colCreateRev, colLease, colPrevRev} {
+			v, ok, err := r.Int(c)
+			if err != nil || !ok {
+				// SQL's read says what is wrong with the column.
+				return cmp.Or(err, errNotPaged)
 			}
-			if ints[i], err = integer(v); err != nil {
-				return err
-			}
+			ints[i] = v
 		}
 		rec := ScanRecord{Key: string(name.Bytes), ModRevision: r.Rowid, CreateRevision: ints[2], Lease: ints[3],
 			Size: int64(len(name.Bytes)) + value.Len, Tombstone: ints[1] != 0, Retained: true}
@@ -312,7 +299,7 @@ func (p *kinePages) span(ctx context.Context, hi, lo int64, key, end string, got
 		if ints[0] != 0 {
 			rec.CreateRevision = rec.ModRevision
 		}
-		got.rows = append(got.rows, spanRow{rec})
+		got.rows = append(got.rows, spanRow{rec: rec, prev: ints[4]})
 		return nil
 	})
 }

@@ -3,6 +3,7 @@ package etcdview
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,11 +76,45 @@ func scanInOrder(t *testing.T, f *KineFile, prefix string) []ScanRecord {
 	return recs
 }
 
+// currentByScan is each key a scan of f finds current, and its revision.
+func currentByScan(t *testing.T, f *KineFile) map[string]int64 {
+	t.Helper()
+	cur := map[string]int64{}
+	for _, r := range scanInOrder(t, f, "") {
+		if r.Current {
+			if _, twice := cur[r.Key]; twice {
+				t.Errorf("%s current twice", r.Key)
+			}
+			cur[r.Key] = r.ModRevision
+		}
+	}
+	return cur
+}
+
+// currentByNames is each key that exists in f and its revision, from the
+// key index: the newest of the rows of its name.
+func currentByNames(t *testing.T, f *KineFile) map[string]int64 {
+	t.Helper()
+	x, err := f.keys(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := map[string]int64{}
+	for i := range x.len() {
+		if revs := x.revisions(i); !revs[len(revs)-1].tombstone {
+			cur[x.key(i)] = revs[len(revs)-1].main
+		}
+	}
+	return cur
+}
+
 // TestKinePagesReadWhatSQLReads reads files a real kine wrote (history,
 // deletions, a compaction; values spilling onto overflow pages) from
 // their pages and with SQL: the same key index, every key with every
 // revision and deletion, and the same scan records, in spans of every
-// size, below every prefix. Not parallel: it sets kineSpan.
+// size, below every prefix. The keys a scan finds current by the rows
+// each row names are those the key index finds by their names. Not
+// parallel: it sets kineSpan.
 func TestKinePagesReadWhatSQLReads(t *testing.T) {
 	defer func(n int64) { kineSpan = n }(kineSpan)
 	files := map[string]string{"the fixture": writeKineFixture(t).path, "the small file": smallKineFile(t)}
@@ -98,6 +133,9 @@ func TestKinePagesReadWhatSQLReads(t *testing.T) {
 			deadSQL, errSQL := g.deletions(testCtx(t))
 			if err != nil || errSQL != nil || len(deadSQL) == 0 || !slices.Equal(dead, deadSQL) {
 				t.Errorf("deletions: %v, %v from the pages; %v, %v with SQL", dead, err, deadSQL, errSQL)
+			}
+			if got, want := currentByScan(t, f), currentByNames(t, f); len(want) < 10 || !maps.Equal(got, want) {
+				t.Errorf("the current keys: %d by the rows each row names, %d by the keys' names, differing", len(got), len(want))
 			}
 			for _, span := range []int64{1, 7, 8192} {
 				kineSpan = span

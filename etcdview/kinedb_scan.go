@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/etcdscope/etcdscope/etcdview/internal/sqlitefile"
 )
 
 // Scan reads every revision the file holds below prefix, up to opts.Rev, in
@@ -54,27 +56,31 @@ func (f *KineFile) walkBack(ctx context.Context, rev int64, key, end string, fn 
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	spans := f.readSpans(ctx, rev, oldest.Int64, span, key, end)
-	w := newKineWalk(newBackWalk(ctx, rev, oldest.Int64, fn, report), rev-oldest.Int64+1)
+	free := make(spanPool, 2*kineReaders+2)
+	spans := f.readSpans(ctx, rev, oldest.Int64, span, key, end, free)
+	w := newKineWalk(newBackWalk(ctx, rev, oldest.Int64, fn, report))
 	for sp := range spans {
 		got := <-sp
 		if got.err != nil {
 			return got.err
 		}
 		for _, r := range got.rows {
-			if err := w.add(r.rec); err != nil {
+			if err := w.add(r.rec, r.prev); err != nil {
 				return err
 			}
 		}
+		free.put(got.rows)
 	}
 	return w.end()
 }
 
 // kineSpan is how many ids one read of walkBack spans (a variable for
 // tests), and kineReaders how many spans are read at once (and at most as
-// many more wait to be handed on): a few MB of records, where the whole
-// table may be GBs.
-var kineSpan int64 = 8192
+// many more wait to be handed on): a few hundred KB of records, where the
+// whole table may be GBs, and small enough that the memory a walk touches
+// stays in the processor's caches and in the pages the Go heap holds
+// already (spans of 8192 rows took a thousand more page faults).
+var kineSpan int64 = 1024
 
 const kineReaders = 2
 
@@ -85,11 +91,38 @@ type spanRows struct {
 	err  error
 }
 
-type spanRow struct{ rec ScanRecord }
+// spanRow is a record and the row's prev_revision: the id of its key's
+// row before it (kineWalk).
+type spanRow struct {
+	rec  ScanRecord
+	prev int64
+}
+
+// spanPool holds the rows of spans handed on, for the spans read next:
+// a walk has a few spans in hand at a time, and new ones for each span
+// were a third of the memory a scan took, its page faults with it.
+type spanPool chan []spanRow
+
+// get is rows with room for n, empty.
+func (p spanPool) get(n int64) []spanRow {
+	select {
+	case rows := <-p:
+		return rows[:0]
+	default:
+		return make([]spanRow, 0, n)
+	}
+}
+
+func (p spanPool) put(rows []spanRow) {
+	select {
+	case p <- rows:
+	default:
+	}
+}
 
 // readSpans reads the spans of ids from rev down to oldest, span ids each,
 // and sends, in order, a channel per span that gets its rows once read.
-func (f *KineFile) readSpans(ctx context.Context, rev, oldest, span int64, key, end string) <-chan chan spanRows {
+func (f *KineFile) readSpans(ctx context.Context, rev, oldest, span int64, key, end string, free spanPool) <-chan chan spanRows {
 	out := make(chan chan spanRows, kineReaders)
 	type job struct {
 		hi   int64
@@ -115,8 +148,12 @@ func (f *KineFile) readSpans(ctx context.Context, rev, oldest, span int64, key, 
 	}()
 	for range kineReaders {
 		go func() {
+			var wk *sqlitefile.Walker
+			if f.paged != nil {
+				wk = f.paged.file.Walker()
+			}
 			for j := range todo {
-				j.slot <- f.readSpan(ctx, j.hi, j.hi-span, key, end)
+				j.slot <- f.readSpan(ctx, wk, j.hi, j.hi-span, key, end, free)
 			}
 		}()
 	}
@@ -124,12 +161,12 @@ func (f *KineFile) readSpans(ctx context.Context, rev, oldest, span int64, key, 
 }
 
 // readSpan reads the records of [key, end) whose ids are in (lo, hi],
-// from the file's pages where it can (kinePages), else with SQL.
-func (f *KineFile) readSpan(ctx context.Context, hi, lo int64, key, end string) (got spanRows) {
+// from the file's pages with wk where it can (kinePages), else with SQL.
+func (f *KineFile) readSpan(ctx context.Context, wk *sqlitefile.Walker, hi, lo int64, key, end string, free spanPool) (got spanRows) {
 	// A span's ids are rows but for gaps: the slice is not grown again.
-	got.rows = make([]spanRow, 0, min(hi-lo, kineSpan))
+	got.rows = free.get(min(hi-lo, kineSpan))
 	if f.paged != nil {
-		err := f.paged.span(ctx, hi, lo, key, end, &got)
+		err := f.paged.span(ctx, wk, hi, lo, key, end, &got)
 		if !errors.Is(err, errNotPaged) {
 			if err != nil {
 				return spanRows{err: kineError(f.path, err)}
@@ -138,7 +175,7 @@ func (f *KineFile) readSpan(ctx context.Context, hi, lo int64, key, end string) 
 		}
 		got.rows = got.rows[:0]
 	}
-	rows, err := f.db.QueryContext(ctx, `SELECT id, name, created, deleted, create_revision, lease, octet_length(value) FROM kine WHERE id <= ? AND id > ? ORDER BY id DESC`, hi, lo)
+	rows, err := f.db.QueryContext(ctx, `SELECT id, name, created, deleted, create_revision, prev_revision, lease, octet_length(value) FROM kine WHERE id <= ? AND id > ? ORDER BY id DESC`, hi, lo)
 	if err != nil {
 		return spanRows{err: kineError(f.path, err)}
 	}
@@ -146,17 +183,17 @@ func (f *KineFile) readSpan(ctx context.Context, hi, lo int64, key, end string) 
 	for rows.Next() {
 		var r kineRow
 		var size any
-		if err := rows.Scan(&r.id, &r.name, &r.created, &r.deleted, &r.createRev, &r.lease, &size); err != nil {
+		if err := rows.Scan(&r.id, &r.name, &r.created, &r.deleted, &r.createRev, &r.prevRev, &r.lease, &size); err != nil {
 			return spanRows{err: kineError(f.path, err)}
 		}
-		rec, name, err := r.record(&size)
+		row, name, err := r.spanRow(&size)
 		if err != nil {
 			return spanRows{err: err}
 		}
-		if !inRange(rec.Key, key, end) || kineInternal(name) {
+		if !inRange(row.rec.Key, key, end) || kineInternal(name) {
 			continue
 		}
-		got.rows = append(got.rows, spanRow{rec})
+		got.rows = append(got.rows, row)
 	}
 	if err := rows.Err(); err != nil {
 		return spanRows{err: kineError(f.path, err)}
@@ -164,21 +201,22 @@ func (f *KineFile) readSpan(ctx context.Context, hi, lo int64, key, end string) 
 	return got
 }
 
-// record is the row, whose value is size bytes long, as a retained
+// spanRow is the row, whose value is size bytes long, as a retained
 // revision, and its name.
-func (r *kineRow) record(size *any) (ScanRecord, []byte, error) {
+func (r *kineRow) spanRow(size *any) (spanRow, []byte, error) {
 	var c columns
 	name := c.bytes("name", r.name)
 	kv, err := r.kv(string(name), false)
 	rec := ScanRecord{Key: kv.Key, Size: int64(len(name)) + c.int("octet_length(value)", *size), CreateRevision: kv.CreateRevision,
 		ModRevision: kv.ModRevision, Lease: kv.Lease, Tombstone: c.int("deleted", r.deleted) != 0, Retained: true}
+	row := spanRow{rec: rec, prev: c.int("prev_revision", r.prevRev)}
 	if err == nil {
 		err = c.err
 	}
 	if err != nil {
-		return rec, nil, fmt.Errorf("row %d: %w", kv.ModRevision, err)
+		return row, nil, fmt.Errorf("row %d: %w", kv.ModRevision, err)
 	}
-	return rec, name, nil
+	return row, name, nil
 }
 
 // Watch replays the changes below prefix the file holds from opts.Rev on, in

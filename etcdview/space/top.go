@@ -1,17 +1,19 @@
 package space
 
 import (
-	"container/heap"
 	"slices"
 	"strings"
 )
 
-// topN keeps the n greatest keys by one order: a min-heap, whose least is
-// the one a greater key replaces, so that offering every key of a store
-// costs a comparison for most and log n for the few that enter. The
-// comparison is a method of the order, not a func value: it is made for
-// every current key at every level of its path, and inlined it is a
-// branch, where a call through a func value copied both keys.
+// topN keeps the n greatest keys by one order, in a slice sorted from the
+// least, which a greater key replaces: offering every key of a store costs
+// one comparison for most, and for the few that enter a search and a
+// shift of n entries. The comparisons are a method of the order, inlined,
+// not a func value or a heap.Interface: a key is offered at every level of
+// its path, and a store walked newest first, its names created in order,
+// brings each key in before the ones kept (a list by version of keys that
+// were all written once keeps the first names), where a heap's sift, its
+// comparisons made through an interface, was half a report's tree.
 type topN struct {
 	n  int
 	by order
@@ -21,45 +23,37 @@ type topN struct {
 func newTopN(n int, by order) topN { return topN{n: n, by: by} }
 
 func (t *topN) offer(k *KeyStat) {
-	switch {
-	case t.n <= 0 || k.Key == "":
-	case len(t.h) < t.n:
-		// Appended and fixed rather than heap.Push, which takes an any:
-		// a KeyStat boxed, an allocation a key.
-		t.h = append(t.h, *k)
-		heap.Fix(t, len(t.h)-1)
-	case t.by.less(&t.h[0], k):
-		t.h[0] = *k
-		heap.Fix(t, 0)
+	if t.n <= 0 || k.Key == "" || len(t.h) == t.n && !t.by.less(&t.h[0], k) {
+		return
 	}
-}
-
-// sorted is the kept keys, greatest first.
-func (t *topN) sorted() []KeyStat {
-	s := slices.Clone(t.h)
-	slices.SortFunc(s, func(a, b KeyStat) int {
-		switch {
-		case t.by.less(&b, &a):
-			return -1
-		case t.by.less(&a, &b):
-			return 1
+	// i is where k goes: after every kept key less than it.
+	lo, hi := 0, len(t.h)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); t.by.less(&t.h[m], k) {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return 0
-	})
-	return s
+	}
+	if len(t.h) < t.n {
+		if t.h == nil {
+			// Room for the n at once: a store fills most lists.
+			t.h = make([]KeyStat, 0, t.n)
+		}
+		t.h = slices.Insert(t.h, lo, *k)
+		return
+	}
+	// Full: the least goes, the keys below k move down one.
+	copy(t.h, t.h[1:lo])
+	t.h[lo-1] = *k
 }
 
-func (t *topN) Len() int           { return len(t.h) }
-func (t *topN) Less(i, j int) bool { return t.by.less(&t.h[i], &t.h[j]) }
-func (t *topN) Swap(i, j int)      { t.h[i], t.h[j] = t.h[j], t.h[i] }
-
-// Push and Pop are heap.Interface's; offer appends itself, and no heap
-// is popped.
-func (t *topN) Push(x any) { t.h = append(t.h, x.(KeyStat)) }
-func (t *topN) Pop() any {
-	last := t.h[len(t.h)-1]
-	t.h = t.h[:len(t.h)-1]
-	return last
+// sorted is the kept keys, greatest first; t is done.
+func (t *topN) sorted() []KeyStat {
+	s := t.h
+	slices.Reverse(s)
+	*t = topN{}
+	return s
 }
 
 // order is what a top list ranks keys by.

@@ -9,7 +9,8 @@ import (
 
 // TestTopNKeepsTheGreatest offers keys in descending, ascending and
 // shuffled order, with ties on size (broken by key), and wants the n
-// greatest of them, greatest first, as a sort of them all gives.
+// greatest of them, greatest first, as a sort of them all gives, and all
+// of them in that order when there is room for all.
 func TestTopNKeepsTheGreatest(t *testing.T) {
 	var keys []KeyStat
 	for i := range 500 {
@@ -37,6 +38,13 @@ func TestTopNKeepsTheGreatest(t *testing.T) {
 		}
 		if got := top.sorted(); !slices.Equal(got, want) {
 			t.Errorf("%s: kept %v, want %v", name, got, want)
+		}
+		few := newTopN(len(keys)+1, bySize)
+		for _, k := range order {
+			few.offer(&k)
+		}
+		if got := few.sorted(); !slices.Equal(got[:10], want) || len(got) != len(keys) {
+			t.Errorf("%s, room for all %d: kept %d, the first %v", name, len(keys), len(got), got[:10])
 		}
 	}
 }

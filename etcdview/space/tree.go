@@ -269,7 +269,6 @@ func (n *Node) label(key string, dir bool) {
 func (n *Node) finish() {
 	n.byName = nil
 	n.Largest, n.Hottest = n.largest.sorted(), n.hottest.sorted()
-	n.largest, n.hottest = topN{}, topN{}
 	sortByName(n.Children)
 	for _, c := range n.Children {
 		c.finish()

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // The b-tree page types (fileformat2.html, "B-tree Pages").
@@ -18,8 +19,11 @@ const (
 // deeper one is a cycle or damage.
 const maxDepth = 20
 
-// groupBytes is how many bytes of a page's children a walk reads at once.
-const groupBytes = 512 << 10
+// groupBytes is how many bytes of a page's children a walk reads at once:
+// enough for a read to cost less than the copy it makes, and no more, for
+// a walk's buffers are memory the process touches for the first time,
+// a page fault each 4 KiB (at 512 KiB, most of a scan's faults).
+const groupBytes = 64 << 10
 
 // maxLoad is the largest value a walk loads: kine's names and the
 // columns the caller reads are far smaller, and a record that claims more
@@ -100,20 +104,47 @@ type walk struct {
 	ovf     []byte
 }
 
+// Walker walks b-trees of a file, one walk at a time, and keeps its
+// buffers from one walk to the next: a table read in spans is walked once
+// a span, and new buffers for each walk, up to a quarter of a MB a level,
+// were most of the memory a read of kine's table took, and of its page
+// faults. A Walker is for one goroutine at a time; File's Table and Index
+// each walk with one of their own.
+type Walker struct{ w walk }
+
+// Walker is a new Walker of f.
+func (f *File) Walker() *Walker { return &Walker{walk{f: f}} }
+
 // Table walks the table b-tree whose root page is root, and calls fn with
 // every row whose rowid is in [lo, hi], in rowid order, from the highest
 // when desc. A child whose rowids lie outside is not read.
-func (f *File) Table(root uint32, lo, hi int64, desc bool, fn func(*Record) error) error {
-	w := &walk{f: f, table: true, lo: lo, hi: hi, desc: desc, fn: fn}
-	return w.root(root)
+func (wk *Walker) Table(root uint32, lo, hi int64, desc bool, fn func(*Record) error) error {
+	return wk.walk(root, true, lo, hi, desc, fn)
 }
 
 // Index walks the index b-tree whose root page is root and calls fn with
 // every entry, in the index's order: an interior page's entries between
 // the children they divide.
+func (wk *Walker) Index(root uint32, fn func(*Record) error) error {
+	return wk.walk(root, false, math.MinInt64, math.MaxInt64, false, fn)
+}
+
+// Table is Walker's Table, with a Walker of its own.
+func (f *File) Table(root uint32, lo, hi int64, desc bool, fn func(*Record) error) error {
+	return f.Walker().Table(root, lo, hi, desc, fn)
+}
+
+// Index is Walker's Index, with a Walker of its own.
 func (f *File) Index(root uint32, fn func(*Record) error) error {
-	w := &walk{f: f, lo: math.MinInt64, hi: math.MaxInt64, fn: fn}
-	return w.root(root)
+	return f.Walker().Index(root, fn)
+}
+
+func (wk *Walker) walk(root uint32, table bool, lo, hi int64, desc bool, fn func(*Record) error) error {
+	w := &wk.w
+	w.table, w.lo, w.hi, w.desc, w.fn, w.visits = table, lo, hi, desc, fn, 0
+	err := w.root(root)
+	w.fn = nil
+	return err
 }
 
 func (w *walk) root(n uint32) error {
@@ -258,8 +289,8 @@ func (w *walk) children(kids []uint32, level int, after func(int) error) error {
 			lo, hi = len(kids)-hi, len(kids)-start
 		}
 		nums := kids[lo:hi]
-		buf := w.buffer(level, len(nums))
-		if err := w.f.readPages(nums, buf); err != nil {
+		buf, first, err := w.readGroup(level, nums)
+		if err != nil {
 			return err
 		}
 		for j := range nums {
@@ -267,7 +298,11 @@ func (w *walk) children(kids []uint32, level int, after func(int) error) error {
 				j = len(nums) - 1 - j
 			}
 			ps := w.f.pageSize
-			if err := w.page(nums[j], buf[j*ps:(j+1)*ps], level); err != nil {
+			at := j
+			if first != 0 {
+				at = int(nums[j] - first)
+			}
+			if err := w.page(nums[j], buf[at*ps:(at+1)*ps], level); err != nil {
 				return err
 			}
 			if after != nil {
@@ -278,6 +313,23 @@ func (w *walk) children(kids []uint32, level int, after func(int) error) error {
 		}
 	}
 	return nil
+}
+
+// readGroup reads pages nums into the buffer of level. When they ascend
+// within twice as many pages as they are, it reads that stretch, the
+// pages between them with it, and returns the first page of it: a table
+// SQLite appended to lies in order, a few pages of its indexes between
+// its leaves, and one read of a stretch cost less than one read a run of
+// consecutive pages, whose system calls were more than the copy. Else
+// (first 0) page i is at buf[i*pageSize:].
+func (w *walk) readGroup(level int, nums []uint32) (buf []byte, first uint32, err error) {
+	lo, hi := nums[0], nums[len(nums)-1]
+	if hi >= lo && int(hi-lo) < 2*len(nums) && slices.IsSorted(nums) {
+		buf = w.buffer(level, int(hi-lo)+1)
+		return buf, lo, w.f.readStretch(lo, buf)
+	}
+	buf = w.buffer(level, len(nums))
+	return buf, 0, w.f.readPages(nums, buf)
 }
 
 // record reads the cell at off of leaf or interior page p (past an index

@@ -133,3 +133,11 @@ func (f *File) readPages(nums []uint32, buf []byte) error {
 	}
 	return nil
 }
+
+// readStretch reads the pages from page first on into buf, whole pages.
+func (f *File) readStretch(first uint32, buf []byte) error {
+	if _, err := f.r.ReadAt(buf, int64(first-1)*int64(f.pageSize)); err != nil {
+		return fmt.Errorf("read pages %d to %d: %w", first, int(first)+len(buf)/f.pageSize-1, err)
+	}
+	return nil
+}

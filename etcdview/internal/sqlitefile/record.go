@@ -9,6 +9,14 @@ import (
 // eight bytes of seven bits, the high bit saying another follows, and a
 // ninth of eight bits. n is 0 when b ends first.
 func varint(b []byte) (v uint64, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		// One byte: most serial types and lengths of kine's rows.
+		return uint64(b[0]), 1
+	}
+	return varintLong(b)
+}
+
+func varintLong(b []byte) (v uint64, n int) {
 	for i := 0; i < 8; i++ {
 		if i >= len(b) {
 			return 0, 0
@@ -176,6 +184,29 @@ func (r *Record) Column(i int, load bool) (Value, error) {
 		return Value{}, err
 	}
 	return number(t, b[start:r.ends[i]]), nil
+}
+
+// Int is the record's column i as SQL reads an INTEGER column, NULL as 0;
+// ok is false when it holds a value of another kind. It is Column's for
+// the columns read of every row of a table: no Value is made.
+func (r *Record) Int(i int) (v int64, ok bool, err error) {
+	if i < 0 || i >= len(r.types) {
+		return 0, true, nil
+	}
+	switch t := r.types[i]; {
+	case t == 0:
+		return 0, true, nil
+	case t <= 6:
+		b, err := r.prefix(r.ends[i])
+		if err != nil {
+			return 0, false, err
+		}
+		_, size := serialKind(t)
+		return number(t, b[r.ends[i]-size:r.ends[i]]).Int, true, nil
+	case t == 8, t == 9:
+		return int64(t - 8), true, nil
+	}
+	return 0, false, nil
 }
 
 // prefix is the payload's first n bytes (n <= size), read on from the
