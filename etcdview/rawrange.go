@@ -11,9 +11,11 @@ import (
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/encoding"
+	grpcproto "google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 // RawKV is one key of a range as etcd encoded it: the bytes of its
@@ -37,6 +39,46 @@ func (r RawKV) Decode() (KV, error) {
 	return fromProto(&kv), nil
 }
 
+// RawChunk is one chunk of RangeRaw's keys, each as bytes of the chunk's
+// buffer.
+type RawChunk struct {
+	KVs []RawKV
+	buf []byte // the RangeStreamResponse as received; nil for keys Range decoded
+}
+
+// RawBuffers hands the buffers of the chunks a caller is done with back to
+// RangeRaw, which receives the next chunks into them rather than into new
+// ones: a comparison of two 1 GiB stores then holds a few chunks' worth of
+// buffers, and leaves the collector nothing to sweep.
+type RawBuffers struct{ free chan RawChunk }
+
+// NewRawBuffers keeps up to n buffers for reuse.
+func NewRawBuffers(n int) *RawBuffers { return &RawBuffers{free: make(chan RawChunk, n)} }
+
+// Put gives c's buffer back for another chunk: neither c's keys nor their
+// bytes may be used after. A nil RawBuffers keeps nothing.
+func (b *RawBuffers) Put(c RawChunk) {
+	if b == nil || c.buf == nil {
+		return
+	}
+	select {
+	case b.free <- RawChunk{KVs: c.KVs[:0], buf: c.buf[:0]}:
+	default:
+	}
+}
+
+// get is a chunk to receive into: one given back, or an empty one.
+func (b *RawBuffers) get() RawChunk {
+	if b != nil {
+		select {
+		case c := <-b.free:
+			return c
+		default:
+		}
+	}
+	return RawChunk{}
+}
+
 // rangeStreamer opens etcd 3.7's RangeStream for one request on the
 // member's connection, and nothing else: a Live that holds it can still
 // only read.
@@ -46,10 +88,12 @@ type rangeStreamer func(ctx context.Context, req *pb.RangeRequest) (grpc.ClientS
 func streamerOf(cli *clientv3.Client) rangeStreamer {
 	conn := cli.ActiveConnection()
 	desc := &pb.KV_ServiceDesc.Streams[0]
+	codec := rawCodec{encoding.GetCodecV2(grpcproto.Name)}
 	return func(ctx context.Context, req *pb.RangeRequest) (grpc.ClientStream, error) {
 		// A chunk holds whole values: a few of etcd's largest (1.5 MiB
 		// each) pass gRPC's default 4 MiB bound, as clientv3 lifts it.
-		cs, err := conn.NewStream(ctx, desc, pb.KV_RangeStream_FullMethodName, grpc.MaxCallRecvMsgSize(math.MaxInt32))
+		cs, err := conn.NewStream(ctx, desc, pb.KV_RangeStream_FullMethodName, grpc.MaxCallRecvMsgSize(math.MaxInt32),
+			grpc.ForceCodecV2(codec))
 		if err != nil {
 			return nil, err
 		}
@@ -60,13 +104,42 @@ func streamerOf(cli *clientv3.Client) rangeStreamer {
 	}
 }
 
+// rawMessage is one RangeStreamResponse as etcd encoded it.
+type rawMessage struct{ b []byte }
+
+// rawCodec is gRPC's proto codec, but for a rawMessage, which it copies
+// whole into the message's own buffer: where protobuf would copy it once
+// more into a message's unknown fields, in a new buffer each chunk (the
+// two copies and their garbage were a third of check members' own CPU).
+type rawCodec struct{ proto encoding.CodecV2 }
+
+func (c rawCodec) Marshal(v any) (mem.BufferSlice, error) { return c.proto.Marshal(v) }
+
+func (c rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	m, ok := v.(*rawMessage)
+	if !ok {
+		return c.proto.Unmarshal(data, v)
+	}
+	n := data.Len()
+	if cap(m.b) < n {
+		// etcd sizes its chunks by their bytes, within a factor of two:
+		// room for a larger one spares most reallocations.
+		m.b = make([]byte, n, n+n/2)
+	}
+	m.b = m.b[:n]
+	data.CopyTo(m.b)
+	return nil
+}
+
+func (c rawCodec) Name() string { return c.proto.Name() }
+
 // RangeRaw is Range with each key as etcd encoded it, for a comparison of
-// members: fn owns each chunk it is given, which is read again for no
-// other call. Through RangeStream on a Live of one member (DialMember);
+// members: fn owns each chunk it is given until it Puts it in bufs (which
+// may be nil). Through RangeStream on a Live of one member (DialMember);
 // otherwise, or before etcd 3.7, Range's keys encoded again.
-func (l *Live) RangeRaw(ctx context.Context, key, end string, rev int64, fn func([]RawKV) error) error {
+func (l *Live) RangeRaw(ctx context.Context, key, end string, rev int64, bufs *RawBuffers, fn func(RawChunk) error) error {
 	if l.streamer != nil && !l.noStream.Load() {
-		err := l.rawStream(ctx, key, end, rev, fn)
+		err := l.rawStream(ctx, key, end, rev, bufs, fn)
 		if !errors.Is(err, errNoStream) {
 			return err
 		}
@@ -82,14 +155,14 @@ func (l *Live) RangeRaw(ctx context.Context, key, end string, rev int64, fn func
 			}
 			raw[i] = RawKV{Key: []byte(kv.Key), Bytes: b}
 		}
-		return fn(raw)
+		return fn(RawChunk{KVs: raw})
 	})
 }
 
 // rawStream is RangeRaw through one RangeStream. Each answer is received
-// into a message of no fields, so that protobuf keeps all of it as
-// unknown bytes, which rawChunk splits into keys without decoding them.
-func (l *Live) rawStream(ctx context.Context, key, end string, rev int64, fn func([]RawKV) error) error {
+// whole into a buffer of bufs' (rawCodec), which rawChunk splits into keys
+// without decoding them.
+func (l *Live) rawStream(ctx context.Context, key, end string, rev int64, bufs *RawBuffers, fn func(RawChunk) error) error {
 	r := rangeRequest{key: key, end: end, rev: rev}
 	sctx, cancel, touch := l.idleBound(ctx)
 	defer cancel()
@@ -99,7 +172,8 @@ func (l *Live) rawStream(ctx context.Context, key, end string, rev int64, fn fun
 		return l.streamError(ctx, sctx, r, idleError(sctx, err))
 	}
 	for {
-		var m emptypb.Empty
+		c := bufs.get()
+		m := rawMessage{b: c.buf}
 		err := cs.RecvMsg(&m)
 		touch()
 		if errors.Is(err, io.EOF) {
@@ -108,11 +182,11 @@ func (l *Live) rawStream(ctx context.Context, key, end string, rev int64, fn fun
 		if err != nil {
 			return l.streamError(ctx, sctx, r, idleError(sctx, err))
 		}
-		kvs, err := rawChunk(m.ProtoReflect().GetUnknown())
-		if err != nil {
+		c.buf = m.b
+		if c.KVs, err = rawChunk(c.KVs[:0], m.b); err != nil {
 			return fmt.Errorf("read %s at revision %d: etcd answered a chunk that is not a RangeStreamResponse: %w", describeRange(key, end), rev, err)
 		}
-		if err := fn(kvs); err != nil {
+		if err := fn(c); err != nil {
 			return err
 		}
 	}
@@ -125,13 +199,12 @@ const (
 	fieldKey           protowire.Number = 1 // KeyValue.key
 )
 
-// rawChunk is the keys of one RangeStreamResponse's encoding, each as
-// bytes of b. It reads the fields as proto.Unmarshal does: a message field
+// rawChunk appends to kvs the keys of one RangeStreamResponse's encoding,
+// each as bytes of b. It reads the fields as proto.Unmarshal does: a message field
 // that comes twice is merged (its repeated kvs appended), the last key of
 // a KeyValue wins, a field of another wire type than its own is an
 // unknown field; what protobuf cannot parse is an error.
-func rawChunk(b []byte) ([]RawKV, error) {
-	var kvs []RawKV
+func rawChunk(kvs []RawKV, b []byte) ([]RawKV, error) {
 	err := eachField(b, func(num protowire.Number, typ protowire.Type, v []byte) error {
 		if num != fieldRangeResponse || typ != protowire.BytesType {
 			return nil

@@ -11,6 +11,9 @@ import (
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/encoding"
+	grpcproto "google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -18,7 +21,7 @@ import (
 // RangeRaw (RangeStream's own bytes on 3.7, Range's keys encoded again
 // before) and through Range, which clientv3 decodes: the same keys in the
 // same order, with the same values, revisions, versions and leases, over
-// many chunks.
+// many chunks, each given back once read, for the next to reuse.
 func TestRangeRawAnswersWhatRangeAnswers(t *testing.T) {
 	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
 		ctx := testCtx(t)
@@ -62,11 +65,14 @@ func TestRangeRawAnswersWhatRangeAnswers(t *testing.T) {
 		if err := m.Range(ctx, key, end, rev, func(kvs []KV) error { want = append(want, kvs...); return nil }); err != nil {
 			t.Fatal(err)
 		}
+		// Each chunk is given back once read: the next ones come in the
+		// same buffers, and say the same.
+		bufs := NewRawBuffers(1)
 		var got []KV
 		chunks := 0
-		err = m.RangeRaw(ctx, key, end, rev, func(raw []RawKV) error {
+		err = m.RangeRaw(ctx, key, end, rev, bufs, func(c RawChunk) error {
 			chunks++
-			for _, r := range raw {
+			for _, r := range c.KVs {
 				kv, err := r.Decode()
 				if err != nil {
 					return err
@@ -76,6 +82,7 @@ func TestRangeRawAnswersWhatRangeAnswers(t *testing.T) {
 				}
 				got = append(got, kv)
 			}
+			bufs.Put(c)
 			return nil
 		})
 		if err != nil {
@@ -96,6 +103,61 @@ func TestRangeRawAnswersWhatRangeAnswers(t *testing.T) {
 			t.Errorf("etcd %s: RangeRaw read through RangeStream: %v", e.Version, streamed)
 		}
 	})
+}
+
+// TestRawChunksReuseTheBuffersGivenBack receives chunks as RangeRaw does:
+// into the buffer of a chunk given back when it holds the next one, into a
+// new one when it is too small or none was given back, and the keys split
+// from it are the chunk's.
+func TestRawChunksReuseTheBuffersGivenBack(t *testing.T) {
+	codec := rawCodec{encoding.GetCodecV2(grpcproto.Name)}
+	encode := func(keys ...string) mem.BufferSlice {
+		var kvs []*mvccpb.KeyValue
+		for _, k := range keys {
+			kvs = append(kvs, &mvccpb.KeyValue{Key: []byte(k), Value: []byte(strings.Repeat("v", 100))})
+		}
+		b, err := proto.Marshal(&pb.RangeStreamResponse{RangeResponse: &pb.RangeResponse{Kvs: kvs}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As gRPC hands a message over: in the frames it came in.
+		return mem.BufferSlice{mem.SliceBuffer(b[:len(b)/2]), mem.SliceBuffer(b[len(b)/2:])}
+	}
+	bufs := NewRawBuffers(1)
+	receive := func(data mem.BufferSlice) RawChunk {
+		c := bufs.get()
+		m := rawMessage{b: c.buf}
+		if err := codec.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		c.buf = m.b
+		var err error
+		if c.KVs, err = rawChunk(c.KVs[:0], m.b); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	keys := func(c RawChunk) (ks []string) {
+		for _, kv := range c.KVs {
+			ks = append(ks, string(kv.Key))
+		}
+		return ks
+	}
+	first := receive(encode("a", "b", "c"))
+	bufs.Put(first)
+	second := receive(encode("d", "e"))
+	if &second.buf[0] != &first.buf[0] || !slices.Equal(keys(second), []string{"d", "e"}) {
+		t.Errorf("a smaller chunk after one given back: keys %q, same buffer %v", keys(second), &second.buf[0] == &first.buf[0])
+	}
+	third := receive(encode("f"))
+	if &third.buf[0] == &second.buf[0] {
+		t.Error("a chunk not given back was received into again")
+	}
+	bufs.Put(third)
+	large := receive(encode("g", "h", "i", "j", "k", "l", "m", "n"))
+	if !slices.Equal(keys(large), []string{"g", "h", "i", "j", "k", "l", "m", "n"}) {
+		t.Errorf("a chunk larger than the buffer given back: keys %q", keys(large))
+	}
 }
 
 func sameFields(a, b KV) bool {
@@ -122,7 +184,7 @@ func FuzzRawChunk(f *testing.F) {
 	f.Add(append(chunk(&mvccpb.KeyValue{Key: []byte("a")}), chunk(&mvccpb.KeyValue{Key: []byte("b")})...))
 	f.Add([]byte{0x0a, 0x05, 0x12, 0x03, 0x0a, 0x01})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := rawChunk(b)
+		got, err := rawChunk(nil, b)
 		var want pb.RangeStreamResponse
 		if proto.Unmarshal(b, &want) != nil {
 			return

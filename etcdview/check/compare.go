@@ -22,6 +22,10 @@ const progressEvery = 4096
 // comparison works, few enough that memory stays a few MiB per member.
 const chunksAhead = 2
 
+// buffersPerStream is the chunks of one stream in memory at once: those
+// ahead, the one being received and the one being compared.
+const buffersPerStream = chunksAhead + 2
+
 // stream is one store's keys in order, read from its first member by a
 // goroutine of its own. Its other members are those whose HashKV at the
 // revision was the first's: the same hash is the same revisions, so their
@@ -29,16 +33,20 @@ const chunksAhead = 2
 // however many members hold it.
 type stream struct {
 	members []*member
-	ch      chan []etcdview.RawKV
+	ch      chan etcdview.RawChunk
 	err     error // set before ch is closed
-	chunk   []etcdview.RawKV
+	chunk   etcdview.RawChunk
+	next    int // chunk.KVs[next] is the head
 	done    bool
 }
 
 // head is the stream's next key, nil at its end; it waits for the next
-// chunk when the last one is used up.
-func (s *stream) head(ctx context.Context) (*etcdview.RawKV, error) {
-	for !s.done && len(s.chunk) == 0 {
+// chunk when the last one is used up, and gives that one's buffer back to
+// bufs for the chunks to come.
+func (s *stream) head(ctx context.Context, bufs *etcdview.RawBuffers) (*etcdview.RawKV, error) {
+	for !s.done && s.next == len(s.chunk.KVs) {
+		bufs.Put(s.chunk)
+		s.chunk, s.next = etcdview.RawChunk{}, 0
 		select {
 		case c, ok := <-s.ch:
 			if !ok {
@@ -53,7 +61,7 @@ func (s *stream) head(ctx context.Context) (*etcdview.RawKV, error) {
 	if s.done {
 		return nil, nil
 	}
-	return &s.chunk[0], nil
+	return &s.chunk.KVs[s.next], nil
 }
 
 // streams groups the members that can be compared into the stores to
@@ -71,7 +79,7 @@ func streams(ms []*member) []*stream {
 			s.members = append(s.members, m)
 			continue
 		}
-		s := &stream{members: []*member{m}, ch: make(chan []etcdview.RawKV, chunksAhead)}
+		s := &stream{members: []*member{m}, ch: make(chan etcdview.RawChunk, chunksAhead)}
 		if m.Hashed {
 			byHash[m.Hash] = s
 		}
@@ -85,7 +93,7 @@ func streams(ms []*member) []*stream {
 // store holds byte for byte the same is counted and dropped without being
 // decoded, one that differs is decoded, and becomes a Difference when its
 // value, create or mod revision, version or lease differ.
-func compare(ctx context.Context, live *etcdview.Live, ms []*member, r *Report, opts Options) error {
+func compare(ctx context.Context, live MemberDialer, ms []*member, r *Report, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	key, end := prefixRange(r.Prefix)
@@ -101,13 +109,17 @@ func compare(ctx context.Context, live *etcdview.Live, ms []*member, r *Report, 
 		}
 		return nil
 	}
+	// Every chunk is received into a buffer of one given back, once the
+	// first few are: a store of 1 GiB is read into a few MiB, and leaves
+	// the collector nothing to sweep.
+	bufs := etcdview.NewRawBuffers(len(ss) * buffersPerStream)
 	for _, s := range ss {
 		m := s.members[0]
 		wg.Go(func() {
 			defer close(s.ch)
-			s.err = m.conn.RangeRaw(ctx, key, end, r.Rev, func(kvs []etcdview.RawKV) error {
+			s.err = m.conn.RangeRaw(ctx, key, end, r.Rev, bufs, func(c etcdview.RawChunk) error {
 				select {
-				case s.ch <- kvs:
+				case s.ch <- c:
 					return nil
 				case <-ctx.Done():
 					return ctx.Err()
@@ -131,7 +143,7 @@ func compare(ctx context.Context, live *etcdview.Live, ms []*member, r *Report, 
 	for {
 		var first *etcdview.RawKV
 		for i, s := range ss {
-			h, err := s.head(ctx)
+			h, err := s.head(ctx, bufs)
 			if err != nil {
 				return err
 			}
@@ -156,7 +168,7 @@ func compare(ctx context.Context, live *etcdview.Live, ms []*member, r *Report, 
 		}
 		for i, s := range ss {
 			if heads[i] != nil && bytes.Equal(heads[i].Key, key) {
-				s.chunk = s.chunk[1:]
+				s.next++
 			}
 		}
 		r.Compared++

@@ -31,7 +31,8 @@ type member struct {
 //
 // A member that is down, behind the revision after opts.Wait, or a learner
 // (which etcd serves no HashKV) gets a line of its own and is no failure. A
-// source that is one store (kine, a data file) has nothing to compare.
+// source that is one store (kine, a data file) has nothing to compare, nor
+// has one that cannot reach its members one by one (see MemberDialer).
 func Members(ctx context.Context, src etcdview.Source, opts Options) (*Report, error) {
 	r := &Report{Prefix: opts.Prefix}
 	cl, err := src.Status(ctx)
@@ -39,7 +40,7 @@ func Members(ctx context.Context, src etcdview.Source, opts Options) (*Report, e
 		return nil, err
 	}
 	r.Rev, r.CompactRevision = cmp.Or(opts.Rev, cl.Revision), cl.CompactRevision
-	live, ok := src.(*etcdview.Live)
+	live, ok := src.(MemberDialer)
 	switch {
 	case !ok:
 		r.Single = cl.Description + " is one store: there are no members to compare"
@@ -86,6 +87,13 @@ func Members(ctx context.Context, src etcdview.Source, opts Options) (*Report, e
 	return r, nil
 }
 
+// MemberDialer is a Source that reaches its members one by one: a live
+// etcd (*etcdview.Live), or a Source that wraps one and passes the call on.
+type MemberDialer interface {
+	etcdview.Source
+	DialMember(ctx context.Context, endpoint string) (*etcdview.Live, error)
+}
+
 func report(opts Options, p Progress) {
 	if opts.Progress != nil {
 		opts.Progress(p)
@@ -94,7 +102,7 @@ func report(opts Options, p Progress) {
 
 // connect dials every member in parallel and waits, up to wait, for those
 // whose newest revision is below rev.
-func connect(ctx context.Context, live *etcdview.Live, members []etcdview.Member, rev int64, wait time.Duration) []*member {
+func connect(ctx context.Context, live MemberDialer, members []etcdview.Member, rev int64, wait time.Duration) []*member {
 	ms := make([]*member, len(members))
 	var wg sync.WaitGroup
 	for i, em := range members {

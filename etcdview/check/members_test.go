@@ -74,19 +74,26 @@ func waitRevision(t *testing.T, cli *clientv3.Client, c *etcdtest.Cluster, rev i
 	}
 }
 
+// wrapped is a Source that wraps a live etcd, as a screen's source may: its
+// members are compared through the DialMember it passes on.
+type wrapped struct{ *etcdview.Live }
+
 func TestMembersOfAHealthyClusterAgreeByHash(t *testing.T) {
 	t.Parallel()
 	c, _ := clusterWithKeys(t, 50)
-	r := run(t, dial(t, c, "", ""), Options{})
-	if !r.Consistent || r.Failed() || r.Method != MethodHash || len(r.Differences) != 0 {
-		t.Fatalf("healthy cluster: consistent %v, method %q, %d differences, note %q", r.Consistent, r.Method, len(r.Differences), r.Note)
-	}
-	if len(r.Members) != 3 {
-		t.Fatalf("members: %+v", r.Members)
-	}
-	for _, m := range r.Members {
-		if !m.Hashed || m.Hash != r.Members[0].Hash || !strings.HasPrefix(m.State, "hash ") {
-			t.Errorf("member %s: hashed %v, hash %08x, state %q", m.Name, m.Hashed, m.Hash, m.State)
+	live := dial(t, c, "", "")
+	for _, src := range []etcdview.Source{live, wrapped{live}} {
+		r := run(t, src, Options{})
+		if !r.Consistent || r.Failed() || r.Method != MethodHash || len(r.Differences) != 0 {
+			t.Fatalf("healthy cluster through %T: consistent %v, method %q, %d differences, note %q, single %q", src, r.Consistent, r.Method, len(r.Differences), r.Note, r.Single)
+		}
+		if len(r.Members) != 3 {
+			t.Fatalf("members: %+v", r.Members)
+		}
+		for _, m := range r.Members {
+			if !m.Hashed || m.Hash != r.Members[0].Hash || !strings.HasPrefix(m.State, "hash ") {
+				t.Errorf("member %s: hashed %v, hash %08x, state %q", m.Name, m.Hashed, m.Hash, m.State)
+			}
 		}
 	}
 }

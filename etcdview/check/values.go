@@ -19,7 +19,7 @@ func MemberValues(ctx context.Context, src etcdview.Source, key string, rev int6
 		return nil, err
 	}
 	rev = cmp.Or(rev, cl.Revision)
-	live, ok := src.(*etcdview.Live)
+	live, ok := src.(MemberDialer)
 	if !ok || cl.Kine {
 		v := MemberValue{Member: cl.Description}
 		v.KV, v.Err = get(ctx, src, key, rev)

@@ -52,14 +52,14 @@ func checkFigures(e env) []row {
 	}
 	defer c.Stop()
 	eps := c.Endpoints()
-	check := []string{e.etcdscope, "check", "members", "--endpoints", strings.Join(eps, ","), commandTimeout}
+	check := []string{e.etcdscope, "check", "members", "--endpoints", strings.Join(eps, ","), checkTimeout}
 	rev, key, err := revisionAndKey(eps)
 	if err != nil {
 		return fail(err)
 	}
 	var hashes []string
 	for _, ep := range eps {
-		hashes = append(hashes, shellJoin([]string{e.etcdctl, "--endpoints", ep, commandTimeout, "endpoint", "hashkv",
+		hashes = append(hashes, shellJoin([]string{e.etcdctl, "--endpoints", ep, checkTimeout, "endpoint", "hashkv",
 			fmt.Sprintf("--rev=%d", rev)})+" >/dev/null &")
 	}
 	hashkv := []string{"sh", "-c", strings.Join(hashes, " ") + " wait"}
@@ -83,7 +83,7 @@ func checkFigures(e env) []row {
 	altered := []string{"sh", "-c", shellJoin(check) + " >/dev/null; test $? -eq 1"}
 	var dumps []string
 	for _, ep := range eps {
-		dumps = append(dumps, shellJoin([]string{e.etcdctl, "--endpoints", ep, commandTimeout, "get", "", "--prefix",
+		dumps = append(dumps, shellJoin([]string{e.etcdctl, "--endpoints", ep, checkTimeout, "get", "", "--prefix",
 			fmt.Sprintf("--rev=%d", rev), "--consistency=s"})+" >/dev/null")
 	}
 	med, err = hyperfine(e.runs, e.tmp, altered, []string{"sh", "-c", strings.Join(dumps, " && ")})
@@ -93,6 +93,11 @@ func checkFigures(e env) []row {
 	rows := []row{healthy, ratioRow(alteredFig+fmt.Sprintf(", %dk keys", e.keys/1000), med[0], med[1], 0.5, "3 × `etcdctl get --prefix --rev R`")}
 	return append(rows, checkRSS(check, rssFig))
 }
+
+// checkTimeout is every command's --command-timeout here: a dump of 1M
+// keys on a machine that others load takes over a minute, and etcdctl
+// fails at its timeout.
+const checkTimeout = "--command-timeout=10m"
 
 // revisionAndKey is the cluster's revision and a key of the fill's to
 // alter.
