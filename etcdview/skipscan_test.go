@@ -165,8 +165,9 @@ func TestListPagesEveryKeyOnce(t *testing.T) {
 func TestChildrenOfTheRegistryLevelAreExact(t *testing.T) {
 	// Resources found by the head of their directory (up to the first
 	// namespace, a/, then the greatest a resource began with), whole when
-	// they have nothing there or are not namespaced, beside a custom
-	// resource's group and a leaf: the counts are those of every key.
+	// they have nothing there or are not namespaced, beside custom
+	// resources' groups, one defined by a CustomResourceDefinition (found
+	// by its head too), and a leaf: the counts are those of every key.
 	var keys []string
 	add := func(format string, n int) {
 		for i := range n {
@@ -177,6 +178,9 @@ func TestChildrenOfTheRegistryLevelAreExact(t *testing.T) {
 	add("/registry/configmaps/a/cm-%d", 3)
 	add("/registry/configmaps/default/cm-%d", 50)
 	add("/registry/crd.example.io/widgets/default/w-%d", 2)
+	add("/registry/stable.example.com/crontabs/a/ct-%d", 3)
+	add("/registry/stable.example.com/crontabs/team-000/ct-%d", 120)
+	keys = append(keys, "/registry/apiextensions.k8s.io/customresourcedefinitions/crontabs.stable.example.com")
 	add("/registry/events/team-000/ev-%d", 150)
 	add("/registry/minions/node-%d", 7)
 	add("/registry/pods/default/pod-%d", 150)
