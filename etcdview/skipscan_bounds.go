@@ -71,18 +71,20 @@ type bound struct {
 //   - The end of a directory the last batch cut off, read again on its own
 //     (see take), or of the directory the last range ended inside, so that
 //     the rest of it is counted on its own.
-//   - On an etcd that counts, below kube-apiserver's prefix, the head of
-//     each namespaced resource it may store or a CustomResourceDefinition
-//     defines: its keys in the namespaces up to s.ns (pods/team-000/... for
-//     team-000/). etcd walks every key up to the end of a range it counts,
-//     so a resource that has objects there is found after a walk of those,
-//     not of the resource, and the rest of it is never read. A resource
-//     with none there is read whole by the range to the next bound, as is
-//     a resource that is not namespaced. On kine, whose round trip costs
-//     less than a listing of a few thousand keys, each head gets a second
-//     chance up to the namespace after s.ns: a resource whose first
-//     namespace holds none of it (Events expired there) is found there,
-//     not read whole.
+//   - Below kube-apiserver's prefix, the head of each namespaced resource
+//     it may store or a CustomResourceDefinition defines: its keys in the
+//     namespaces up to s.ns (pods/team-000/... for team-000/). etcd walks
+//     every key up to the end of a range it counts, so a resource that has
+//     objects there is found after a walk of those, not of the resource,
+//     and the rest of it is never read. A resource with none there is read
+//     whole by the range to the next bound, as is a resource that is not
+//     namespaced. Through RangeStream, a head bounds what etcd streams
+//     before it sees the hang up: on 2 loaded cores, 20 to 130 ms for a
+//     range to the end of /registry against a few for a head. On kine,
+//     whose round trip costs less than a listing of a few thousand keys,
+//     each head gets a second chance up to the namespace after s.ns: a
+//     resource whose first namespace holds none of it (Events expired
+//     there) is found there, not read whole.
 //   - After a directory too large for its batch, the name that would follow
 //     in a numbered run (team-043 after team-042/), then the ends of
 //     shorter and shorter prefixes of it (team-04, team-0).
@@ -114,7 +116,7 @@ func (s *scan) bounds(start string) []bound {
 		next := s.nextNamespace()
 		for _, name := range s.names {
 			if name.namespaced {
-				addPrefix(name.name+s.ns, true)
+				addPrefix(name.name+s.ns, false)
 				if next != "" && s.whole {
 					addPrefix(name.name+next, true)
 				}

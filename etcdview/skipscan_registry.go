@@ -43,7 +43,7 @@ func sortNames(names []registryName) []registryName {
 // and the resources CustomResourceDefinitions define, for the heads of
 // resources (bounds).
 func (s *scan) learnRegistry(ctx context.Context) error {
-	if err := s.firstNamespace(ctx); err != nil || !s.counted {
+	if err := s.firstNamespace(ctx); err != nil {
 		return err
 	}
 	return s.customResources(ctx)
