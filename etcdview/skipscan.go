@@ -49,12 +49,9 @@ type scan struct {
 	// range was answered yet: the ranges that follow are chosen for what a
 	// range costs it.
 	counted bool
-	// whole says the last range was read whole before it was answered
-	// (kine): the rest of a directory a narrow range ended inside is not
-	// read, but left for Count, as it would cost a listing of that rest.
-	whole bool
 	// open says the last range ended inside the last child, a directory:
-	// the keys that follow it may be more of it.
+	// the keys that follow it may be more of it, read next where a range
+	// costs what it returns.
 	open bool
 	// cut is the prefix of a directory the last batch cut off after other
 	// entries, read again on its own from its first key.
@@ -133,7 +130,11 @@ func (s *scan) take(res rangeResult, to, end string) (next string, done bool) {
 		}
 		_, dirEnd := prefixRange(c.Prefix)
 		if n == len(kvs) && !res.more && endsBefore(to, dirEnd) {
-			if !s.whole {
+			// A narrow range ended inside the directory. Where etcd
+			// counts, reading the rest of it would walk all of it (a
+			// resource with a ConfigMap or a few Events in the first
+			// namespace, as every namespace has): it is left for Count.
+			if !s.counted {
 				s.open = true
 				return to, false
 			}

@@ -46,7 +46,7 @@ func (s *scan) read(ctx context.Context, key, end string, limit int64) (rangeRes
 	if err != nil {
 		return res, err
 	}
-	s.counted, s.whole = res.counted, res.whole
+	s.counted = res.counted
 	if s.lvl.Revision == 0 {
 		s.lvl.Revision = res.rev
 	}
@@ -76,15 +76,15 @@ type bound struct {
 //     namespaces up to s.ns (pods/team-000/... for team-000/). etcd walks
 //     every key up to the end of a range it counts, so a resource that has
 //     objects there is found after a walk of those, not of the resource,
-//     and the rest of it is never read. A resource with none there is read
-//     whole by the range to the next bound, as is a resource that is not
-//     namespaced. Through RangeStream, a head bounds what etcd streams
-//     before it sees the hang up: on 2 loaded cores, 20 to 130 ms for a
-//     range to the end of /registry against a few for a head. On kine,
-//     whose round trip costs less than a listing of a few thousand keys,
-//     each head gets a second chance up to the namespace after s.ns: a
-//     resource whose first namespace holds none of it (Events expired
-//     there) is found there, not read whole.
+//     and the rest of it is never read. On an etcd that counts, and on
+//     kine, each head gets a second chance up to the namespace after s.ns:
+//     a resource the first holds none of (ReplicaSets in default, Events
+//     expired there) is found there, not read whole by the range to the
+//     next bound, for a round trip for each resource that is absent. A
+//     resource that is not namespaced is read whole. Through RangeStream,
+//     a head bounds what etcd streams before it sees the hang up: on 2
+//     loaded cores, 20 to 130 ms for a range to the end of /registry
+//     against a few for a head.
 //   - After a directory too large for its batch, the name that would follow
 //     in a numbered run (team-043 after team-042/), then the ends of
 //     shorter and shorter prefixes of it (team-04, team-0).
@@ -117,7 +117,7 @@ func (s *scan) bounds(start string) []bound {
 		for _, name := range s.names {
 			if name.namespaced {
 				addPrefix(name.name+s.ns, false)
-				if next != "" && s.whole {
+				if next != "" {
 					addPrefix(name.name+next, true)
 				}
 			}
