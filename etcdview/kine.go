@@ -28,9 +28,9 @@ package etcdview
 //   - kine sorts the whole range before each limit: a limited range costs a
 //     listing of the range, as a counted range costs etcd before 3.7, and
 //     the skip-scan chooses its ranges as for such an etcd (rangeResult's
-//     counted), but never reads on inside a directory its narrow range
-//     ended in (rangeResult's whole): on 100k objects, reading the rest of
-//     every resource below the first namespace was a third of a listing.
+//     counted), and never reads on inside a directory its narrow range
+//     ended in: on 100k objects, reading the rest of every resource below
+//     the first namespace was a third of a listing.
 //     A level it has no narrow ranges for is one keys-only stream
 //     (Children).
 //   - kine on SQLite loses some Puts acknowledged at once from many

@@ -40,11 +40,6 @@ type rangeResult struct {
 	// request (a Range, before etcd 3.7), or kine read and sorted it: what
 	// it cost grew with the keys in the range, not with the limit.
 	counted bool
-	// whole says the whole range was read before its first key was
-	// answered (kine: its SQL materializes and sorts the range, then the
-	// limit applies), so that a range costs the keys between its ends
-	// however few it returns.
-	whole bool
 }
 
 // prefixRange is the range of every key that starts with prefix, as etcdctl

@@ -5,10 +5,13 @@ import (
 	"strings"
 )
 
-// scanBatch is how many keys one skip-scan range returns. Leaves of a level
-// come a batch per round trip, and a directory whose keys all fit in the
-// batch is counted from it.
+// scanBatch is how many keys one skip-scan range returns. A directory whose
+// keys all fit in the batch is counted from it.
 const scanBatch = 100
+
+// maxLeafBatch bounds the batch after a run of leaves (leafBatch): 10,000
+// keys-only entries, about half a megabyte.
+const maxLeafBatch = 10_000
 
 // children lists one level below prefix by skip-scan: a keys-only range from
 // the current position, then a jump past the directory its first key opens
@@ -20,7 +23,7 @@ const scanBatch = 100
 func children(ctx context.Context, r ranger, prefix string, rev int64) (Level, error) {
 	s := newScan(r, prefix, rev)
 	if s.names != nil {
-		if err := s.firstNamespace(ctx); err != nil {
+		if err := s.learnRegistry(ctx); err != nil {
 			return s.lvl, err
 		}
 	}
@@ -42,16 +45,25 @@ func children(ctx context.Context, r ranger, prefix string, rev int64) (Level, e
 type scan struct {
 	r   ranger
 	lvl Level
-	// counted says etcd counted the last range (before 3.7): the ranges
-	// that follow are chosen for what a range costs it.
+	// counted says etcd counted the last range (before 3.7), or that no
+	// range was answered yet: the ranges that follow are chosen for what a
+	// range costs it.
 	counted bool
-	// whole says the last range was read whole before it was answered
-	// (kine): the rest of a directory a narrow range ended inside is not
-	// read, but left for Count, as it would cost a listing of that rest.
-	whole bool
 	// open says the last range ended inside the last child, a directory:
-	// the keys that follow it may be more of it.
+	// the keys that follow it may be more of it, read next where a range
+	// costs what it returns.
 	open bool
+	// cut is the prefix of a directory the last batch cut off after other
+	// entries, read again on its own from its first key.
+	cut string
+	// walked is how many keys etcd counted in the range of the last batch,
+	// on an etcd that counts.
+	walked int64
+	// crowd is the first byte of the last bucket found crowded (crowded).
+	crowd string
+	// limit is the next batch's size: scanBatch, or more after a run of
+	// leaves (leafBatch).
+	limit int64
 	// names are the entries kube-apiserver stores under its prefix, when
 	// the level looks like that prefix; see registryNames.
 	names []registryName
@@ -64,7 +76,7 @@ type scan struct {
 }
 
 func newScan(r ranger, prefix string, rev int64) *scan {
-	s := &scan{r: r, lvl: Level{Prefix: prefix, Revision: rev}}
+	s := &scan{r: r, lvl: Level{Prefix: prefix, Revision: rev}, counted: true, limit: scanBatch}
 	if strings.HasSuffix(prefix, registryPrefix) {
 		s.names = registryNames()
 	}
@@ -76,6 +88,9 @@ func newScan(r ranger, prefix string, rev int64) *scan {
 func (s *scan) take(res rangeResult, to, end string) (next string, done bool) {
 	prefix := s.lvl.Prefix
 	kvs := res.kvs
+	s.cut = ""
+	batch := s.limit
+	s.limit = scanBatch
 	for first := true; len(kvs) > 0; first = false {
 		name, dir := segment(kvs[0].Key[len(prefix):])
 		c := Child{Name: name, Prefix: prefix + name, Dir: dir, Count: 1}
@@ -101,18 +116,25 @@ func (s *scan) take(res rangeResult, to, end string) (next string, done bool) {
 		if n == len(kvs) && res.more {
 			if !first {
 				// Cut off by the batch: read it again from its
-				// first key, where it may fit whole.
+				// first key, where it may fit whole, up to its end:
+				// on an etcd that counts, what follows it was walked
+				// once already.
+				s.cut = c.Prefix
 				return c.Prefix, false
 			}
 			c.Count = CountUnknown
 		}
 		s.lvl.Children = append(s.lvl.Children, c)
 		if !cont {
-			s.learn(c, kvs[0].Key)
+			s.learn(kvs[0].Key)
 		}
 		_, dirEnd := prefixRange(c.Prefix)
 		if n == len(kvs) && !res.more && endsBefore(to, dirEnd) {
-			if !s.whole {
+			// A narrow range ended inside the directory. Where etcd
+			// counts, reading the rest of it would walk all of it (a
+			// resource with a ConfigMap or a few Events in the first
+			// namespace, as every namespace has): it is left for Count.
+			if !s.counted {
 				s.open = true
 				return to, false
 			}
@@ -125,7 +147,25 @@ func (s *scan) take(res rangeResult, to, end string) (next string, done bool) {
 		kvs = kvs[n:]
 		next = dirEnd
 	}
+	s.noteCrowd()
+	if n := len(res.kvs); res.more && n > 0 && next == res.kvs[n-1].Key+"\x00" {
+		s.limit = s.leafBatch(res, batch)
+	}
 	return next, to == end && !res.more
+}
+
+// leafBatch is the size of the batch after one that ended in a run of
+// leaves and had more: a level of leaves is listed whole, and each range
+// costs an etcd that counts a walk of every key after its start, so that
+// batches of scanBatch would walk a level of n leaves n/200 times. It is
+// every key left in the last range where etcd counted it, else twice the
+// last batch, at most maxLeafBatch.
+func (s *scan) leafBatch(res rangeResult, batch int64) int64 {
+	n := 2 * batch
+	if s.counted && res.count > int64(len(res.kvs)) {
+		n = res.count - int64(len(res.kvs))
+	}
+	return min(max(n, scanBatch), maxLeafBatch)
 }
 
 // endsBefore says whether a range that ends at to stops short of end, both

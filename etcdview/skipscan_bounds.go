@@ -4,9 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
-
-	"github.com/etcdscope/etcdscope/decode"
 )
 
 // nextBatch reads the next batch of keys from start on: first with ranges
@@ -20,16 +17,23 @@ import (
 // ends); before 3.7 (counted), etcd walks its index over the whole range to
 // count it, however small the limit (mvcc's treeIndex.Revisions, about 150
 // ns a key on etcd 3.4), where an empty range costs a round trip (0.1 to
-// 0.2 ms).
+// 0.2 ms). Until the first answer says which etcd it is, the level is read
+// as on one that counts: a first range to the end would walk every key of
+// the level on it.
 func (s *scan) nextBatch(ctx context.Context, start, end string) (rangeResult, string, error) {
-	for _, bound := range s.bounds(start) {
-		res, err := s.read(ctx, start, bound, scanBatch)
-		if err != nil || len(res.kvs) > 0 {
-			return res, bound, err
+	for _, b := range s.bounds(start) {
+		if b.counted && !s.counted {
+			continue
 		}
-		start = bound
+		res, err := s.read(ctx, start, b.end, s.limit)
+		if err != nil || len(res.kvs) > 0 {
+			s.walked = res.count
+			return res, b.end, err
+		}
+		start = b.end
 	}
-	res, err := s.read(ctx, start, end, scanBatch)
+	res, err := s.read(ctx, start, end, s.limit)
+	s.walked = res.count
 	return res, end, err
 }
 
@@ -42,180 +46,222 @@ func (s *scan) read(ctx context.Context, key, end string, limit int64) (rangeRes
 	if err != nil {
 		return res, err
 	}
-	s.counted, s.whole = res.counted, res.whole
+	s.counted = res.counted
 	if s.lvl.Revision == 0 {
 		s.lvl.Revision = res.rev
 	}
 	return res, nil
 }
 
-// maxProbes bounds the narrow ranges tried after a run of directories, and
-// maxBuckets the first-byte buckets tried on an etcd that counts, before the
-// range to the end of the level.
-const (
-	maxProbes  = 3
-	maxBuckets = 16
-)
+// maxProbes bounds the narrow ranges tried after a directory of a run.
+const maxProbes = 3
+
+// bound is the end of a range nextBatch tries before the one to the end of
+// the level. counted marks the ends worth a round trip only on an etcd that
+// counts every range: there, a range that ends early saves a walk of every
+// key after it; elsewhere it only adds a round trip.
+type bound struct {
+	end     string
+	counted bool
+}
 
 // bounds are the ends of the ranges nextBatch tries before the one to the
 // end of the level, in the order tried, each past the one before:
 //
-//   - The end of the directory the last range ended inside, so that the rest
-//     of it is counted on its own.
-//   - On an etcd that counts, below kube-apiserver's prefix, each namespaced
-//     resource it may store, in turn, up to the head of its directory: its
-//     keys in the namespaces up to s.ns (pods/team-000/... for team-000/).
-//     etcd walks every key up to the end of a range it counts, so a resource
-//     that has objects there is found after a walk of those, not of the
-//     resource, and the rest of it is never read. A resource with none
-//     there is read whole by the range to the next head, as is a resource
-//     that is not namespaced: a bound at its end would cost the same walk,
-//     and a round trip more. On kine, whose round trip costs less than a
-//     listing of a few thousand keys, each head gets a second chance up to
-//     the namespace after s.ns: a resource whose first namespace holds
-//     none of it (Events expired there) is found there, not read whole.
-//   - After a directory too large for its batch, in a run of directories
-//     with a common stem (namespaces team-041/, team-042/), the name that
-//     would follow (team-043) and the ends of shorter and shorter prefixes
-//     of the last name (team-04, team-0).
-//   - Elsewhere on an etcd that counts, the first-byte buckets from start on
-//     (the rest of c, then d, e, ...): etcd walks one bucket for each entry,
-//     where the range to the end would walk every key after it.
-func (s *scan) bounds(start string) []string {
-	var bounds []string
-	add := func(bound string) {
-		if bound != "\x00" && bound > start && (len(bounds) == 0 || bound > bounds[len(bounds)-1]) {
-			bounds = append(bounds, bound)
+//   - The end of a directory the last batch cut off, read again on its own
+//     (see take), or of the directory the last range ended inside, so that
+//     the rest of it is counted on its own.
+//   - Below kube-apiserver's prefix, the head of each namespaced resource
+//     it may store or a CustomResourceDefinition defines: its keys in the
+//     namespaces up to s.ns (pods/team-000/... for team-000/). etcd walks
+//     every key up to the end of a range it counts, so a resource that has
+//     objects there is found after a walk of those, not of the resource,
+//     and the rest of it is never read. On an etcd that counts, and on
+//     kine, each head gets a second chance up to the namespace after s.ns:
+//     a resource the first holds none of (ReplicaSets in default, Events
+//     expired there) is found there, not read whole by the range to the
+//     next bound, for a round trip for each resource that is absent. A
+//     resource that is not namespaced is read whole. Through RangeStream,
+//     a head bounds what etcd streams before it sees the hang up: on 2
+//     loaded cores, 20 to 130 ms for a range to the end of /registry
+//     against a few for a head.
+//   - After a directory too large for its batch, the name that would follow
+//     in a numbered run (team-043 after team-042/), then the ends of
+//     shorter and shorter prefixes of it (team-04, team-0).
+//   - On an etcd that counts, the first-byte buckets from start on (see
+//     bucketStarts): etcd walks the bucket of each entry, where the range
+//     to the end would walk every key after it.
+func (s *scan) bounds(start string) []bound {
+	var bounds []bound
+	add := func(end string, counted bool) {
+		if end != "\x00" && end > start {
+			bounds = append(bounds, bound{end, counted})
 		}
 	}
-	addPrefix := func(p string) {
+	addPrefix := func(p string, counted bool) {
 		_, end := prefixRange(s.lvl.Prefix + p)
-		add(end)
+		add(end, counted)
 	}
 	children := s.lvl.Children
 	n := len(children)
+	if s.cut != "" {
+		_, end := prefixRange(s.cut)
+		add(end, false)
+	}
 	if s.open {
 		_, end := prefixRange(children[n-1].Prefix)
-		add(end)
+		add(end, false)
 	}
-	if s.ns != "" && s.counted {
+	if s.ns != "" {
 		next := s.nextNamespace()
 		for _, name := range s.names {
 			if name.namespaced {
-				addPrefix(name.name + s.ns)
-				if next != "" && s.whole {
-					addPrefix(name.name + next)
+				addPrefix(name.name+s.ns, false)
+				if next != "" {
+					addPrefix(name.name+next, true)
 				}
 			}
 		}
-		return bounds
-	}
-	if n >= 2 && children[n-1].Count == CountUnknown && children[n-2].Dir {
-		for _, p := range runPrefixes(children[n-1].Name, children[n-2].Name) {
-			addPrefix(p)
+	} else if n >= 1 && children[n-1].Count == CountUnknown {
+		prev := ""
+		if n >= 2 && children[n-2].Dir {
+			prev = children[n-2].Name
+		}
+		for _, p := range runPrefixes(children[n-1].Name, prev) {
+			addPrefix(p, false)
 		}
 	}
-	if s.counted && n > 0 && len(start) > len(s.lvl.Prefix) {
-		for b := int(start[len(s.lvl.Prefix)]); b <= 0xff && b < int(start[len(s.lvl.Prefix)])+maxBuckets; b++ {
-			addPrefix(string([]byte{byte(b)}))
+	if s.ns == "" {
+		s.addBuckets(start, s.crowded(), addPrefix)
+	}
+	slices.SortFunc(bounds, func(a, b bound) int { return strings.Compare(a.end, b.end) })
+	out := bounds[:0]
+	for _, b := range bounds {
+		if k := len(out) - 1; k >= 0 && out[k].end == b.end {
+			out[k].counted = out[k].counted && b.counted
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// bucketStarts are the first bytes that begin a first-byte bucket of their
+// own: the digits and the lowercase letters, which kube-apiserver's names
+// and most applications' keys begin with. The stretches between are one
+// bucket each (below '0'; ':' to '`', the capitals among them; '{' on),
+// cut at the byte of a start inside one.
+var bucketStarts = []byte("0123456789:abcdefghijklmnopqrstuvwxyz{")
+
+// addBuckets adds the ends of the first-byte buckets from start on: the
+// rest of start's own bucket, then each that follows. A range per bucket
+// costs a round trip where the bucket is empty and a walk of its keys where
+// it is not, the first of which is the next entry. In a crowded bucket
+// (crowded), the rest of it comes first by second bytes: each range that
+// finds an entry there walks the keys of the entries after it in its
+// bucket, which later ranges walk again, one per entry. Those second-byte
+// buckets are tried one, one, two, four... at a time, as few ranges as the
+// first-byte buckets where the rest of the bucket is empty.
+func (s *scan) addBuckets(start string, crowded bool, addPrefix func(string, bool)) {
+	rest := start[len(s.lvl.Prefix):]
+	if crowded && len(rest) >= 2 {
+		addLadder(rest[:1], int(rest[1]), true, addPrefix)
+	}
+	first := -1
+	if rest != "" {
+		first = int(rest[0])
+	}
+	addLadder("", first, false, addPrefix)
+}
+
+// addLadder adds the ends of the buckets of the byte after stem, from the
+// bucket of byte from (-1 for none) on: every bucket, or with gallop the
+// ends of the first, second, fourth, eighth... that follow its own.
+func addLadder(stem string, from int, gallop bool, addPrefix func(string, bool)) {
+	if from >= 0 {
+		addPrefix(stem+string([]byte{byte(from)}), true)
+	}
+	i := 0
+	for _, b := range bucketStarts {
+		if int(b) <= from+1 {
+			continue
+		}
+		if i++; !gallop || i&(i-1) == 0 {
+			addPrefix(stem+string([]byte{b - 1}), true)
 		}
 	}
-	return bounds
+}
+
+// refineKeys is how many keys the range that found an entry must have
+// walked for its bucket to be crowded (crowded): the round trips of a
+// bucket by second bytes cost about as much as walking a few thousand keys.
+const refineKeys = 2000
+
+// sameBucket says whether the last two entries found are directories that
+// share their first byte, and returns it.
+func (s *scan) sameBucket() (string, bool) {
+	n := len(s.lvl.Children)
+	if n < 2 {
+		return "", false
+	}
+	last, prev := s.lvl.Children[n-1], s.lvl.Children[n-2]
+	return last.Name[:1], last.Dir && prev.Dir && last.Name[0] == prev.Name[0]
+}
+
+// noteCrowd marks the bucket of the last entry crowded when it is the
+// second entry found there and the range that found it walked refineKeys
+// keys or more: the bucket may hold more entries, each of which would walk
+// the rest of it again.
+func (s *scan) noteCrowd() {
+	if b, ok := s.sameBucket(); ok && s.counted && s.walked >= refineKeys {
+		s.crowd = b
+	}
+}
+
+// crowded says whether the next entry is looked for in a crowded bucket,
+// the one the last two entries share.
+func (s *scan) crowded() bool {
+	b, ok := s.sameBucket()
+	return ok && s.counted && b == s.crowd
 }
 
 // runPrefixes are the prefixes of the next directory of a run after last,
-// which follows prev: none unless they have a stem of two bytes or more in
-// common. First the name that would follow in a numbered run (team-043 after
-// team-042/), then shorter and shorter prefixes of last (team-04, team-0).
+// which follows prev ("" for none): first the name that would follow in a
+// numbered run (team-043 after team-042/, team-010 after team-009/), then
+// shorter and shorter prefixes of last (team-04, team-0) down to the stem
+// of the run. last is in a run when it ends in digits after a stem of two
+// bytes or more: the bytes it has in common with prev, or, after no
+// directory, those before its digits.
 func runPrefixes(last, prev string) []string {
-	stem := 0
-	for stem < len(last) && stem < len(prev) && last[stem] == prev[stem] {
-		stem++
+	name := last[:len(last)-1]
+	head := strings.TrimRight(name, "0123456789")
+	stem := len(head)
+	if prev != "" {
+		stem = 0
+		for stem < len(name) && stem < len(prev) && name[stem] == prev[stem] {
+			stem++
+		}
 	}
-	if stem < 2 {
+	if stem < 2 || stem < len(head) || stem == len(name) {
 		return nil
 	}
-	name := last[:len(last)-1]
-	var prefixes []string
-	if c := name[len(name)-1]; c < 0xff {
-		prefixes = append(prefixes, name[:len(name)-1]+string([]byte{c + 1}))
-	}
-	for k := len(name); k >= stem && len(prefixes) < maxProbes; k-- {
+	prefixes := []string{successor(name, len(head))}
+	for k := len(name) - 1; k >= stem && len(prefixes) < maxProbes; k-- {
 		prefixes = append(prefixes, name[:k])
 	}
 	return prefixes
 }
 
-// registryPrefix is kube-apiserver's default --etcd-prefix, as a level.
-const registryPrefix = decode.DefaultPrefix + "/"
-
-// registryName is an entry kube-apiserver stores below its prefix: the first
-// segment of a resource's storage prefix ("pods/", "services/",
-// "apiextensions.k8s.io/").
-type registryName struct {
-	name string
-	// namespaced says the segment below it is the namespace, as in
-	// pods/<namespace>/<name>.
-	namespaced bool
-}
-
-// registryNames are the first segments of every storage prefix decode
-// knows, sorted.
-var registryNames = sync.OnceValue(func() []registryName {
-	byName := map[string]bool{}
-	for _, r := range decode.Resources() {
-		first, rest, _ := strings.Cut(r.StoragePrefix, "/")
-		ns, seen := byName[first+"/"]
-		byName[first+"/"] = (ns || !seen) && r.Namespaced && rest == ""
-	}
-	var names []registryName
-	for name, ns := range byName {
-		names = append(names, registryName{name, ns})
-	}
-	slices.SortFunc(names, func(a, b registryName) int { return strings.Compare(a.name, b.name) })
-	return names
-})
-
-// firstNamespace reads the first namespace (namespaces/<name>), the one the
-// heads of resources reach until the resources found name a greater one.
-// etcd walks the namespaces to answer: a few hundred keys, where a resource
-// read whole before a namespace is known may walk a hundred thousand.
-func (s *scan) firstNamespace(ctx context.Context) error {
-	key, end := prefixRange(s.lvl.Prefix + "namespaces/")
-	res, err := s.read(ctx, key, end, firstNamespaces)
-	for _, kv := range res.kvs {
-		name, _ := segment(kv.Key[len(key):])
-		s.nss = append(s.nss, strings.TrimSuffix(name, "/")+"/")
-	}
-	if len(s.nss) > 0 {
-		s.ns = s.nss[0]
-	}
-	return err
-}
-
-// firstNamespaces is how many namespaces firstNamespace reads: the first,
-// and those after it that a head may be given a second chance up to
-// (kine reads the whole of a range however few keys it returns).
-const firstNamespaces = 4
-
-// nextNamespace is the first namespace read that sorts after s.ns, or "".
-func (s *scan) nextNamespace() string {
-	for _, ns := range s.nss {
-		if ns > s.ns {
-			return ns
+// successor is name with its number, the digits from i on, one greater:
+// team-010 after team-009, node-1000 after node-999.
+func successor(name string, i int) string {
+	b := []byte(name)
+	for j := len(b) - 1; j >= i; j-- {
+		if b[j] != '9' {
+			b[j]++
+			return string(b)
 		}
+		b[j] = '0'
 	}
-	return ""
-}
-
-// learn notes the namespace a namespaced resource's directory c begins
-// with, from its first key.
-func (s *scan) learn(c Child, first string) {
-	i, ok := slices.BinarySearchFunc(s.names, c.Name, func(n registryName, name string) int { return strings.Compare(n.name, name) })
-	if !ok || !s.names[i].namespaced {
-		return
-	}
-	if ns, dir := segment(first[len(c.Prefix):]); dir {
-		s.ns = max(s.ns, ns)
-	}
+	return name[:i] + "1" + string(b[i:])
 }
