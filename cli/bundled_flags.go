@@ -20,8 +20,10 @@ type bundledFlags struct {
 	// demoNodes its number of kubelets.
 	demo      string
 	demoNodes int
-	// compaction is kube-apiserver's compaction interval.
-	compaction time.Duration
+	// compaction is kube-apiserver's compaction interval as given;
+	// compactionSet says it was (compactionFor).
+	compaction    time.Duration
+	compactionSet func() bool
 	// memoryLimit is --memory-limit as given, "" when not (limit).
 	memoryLimit string
 	// heapProfiles is controlplane.Options.HeapProfiles, a hidden flag of
@@ -42,10 +44,20 @@ func (f *bundledFlags) register(fs *pflag.FlagSet, u bundledUsage) {
 	fs.IntVar(&f.members, "members", 0, u.members)
 	fs.StringVar(&f.demo, "demo", string(u.demo), u.load)
 	fs.IntVar(&f.demoNodes, "demo-nodes", 3, u.demoNodes)
-	fs.DurationVar(&f.compaction, "compaction-interval", controlplane.DefaultCompactionInterval, u.compaction)
+	fs.DurationVar(&f.compaction, "compaction-interval", 0, u.compaction+" (default 5m, 1m with --demo busy)")
+	f.compactionSet = func() bool { return fs.Changed("compaction-interval") }
 	fs.StringVar(&f.memoryLimit, "memory-limit", "", "the Go runtime's soft memory limit while the bundled cluster runs (such as 512Mi or 1Gi; 0: none, the garbage collector's GOGC alone); default: sized for the demo and the machine, or GOMEMLIMIT when set")
 	fs.BoolVar(&f.heapProfiles, "debug-heap-profiles", false, "write the Go heap's profile into the data dir ("+controlplane.HeapProfileName+") on each SIGUSR1")
 	fs.MarkHidden("debug-heap-profiles")
+}
+
+// compactionFor is --compaction-interval for a cluster that runs the
+// demo's profile p: as given, else controlplane.DefaultCompactionInterval.
+func (f *bundledFlags) compactionFor(p demo.Profile) time.Duration {
+	if f.compactionSet != nil && f.compactionSet() {
+		return f.compaction
+	}
+	return controlplane.DefaultCompactionInterval(p)
 }
 
 // limit is --memory-limit in bytes for a cluster that runs the demo's

@@ -4,9 +4,11 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/etcdscope/etcdscope/demo"
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
+	"github.com/spf13/pflag"
 )
 
 // TestBundledFlagsKeepEachCommandsHelp checks the bundled cluster's flags,
@@ -22,13 +24,13 @@ func TestBundledFlagsKeepEachCommandsHelp(t *testing.T) {
 			"--members":             "members of the bundled etcd cluster|or as many as --data-dir holds)",
 			"--demo":                `bundled mode: the simulated kubelets'|(the control plane only, nothing simulated) (default "calm")`,
 			"--demo-nodes":          "bundled mode: simulated nodes|(default 3)",
-			"--compaction-interval": "bundled mode: how often kube-apiserver compacts|0 turns it off (default 5m0s)",
+			"--compaction-interval": "bundled mode: how often kube-apiserver compacts|0 turns it off (default 5m, 1m with --demo busy)",
 		}},
 		{[]string{"serve", "--help"}, map[string]string{
 			"--members":             "etcd members to run|or as many as --data-dir holds)",
 			"--demo":                `with --apiserver: the simulated kubelets'|(no simulated components) (default "off")`,
 			"--demo-nodes":          "with --demo: nodes (kubelets) to simulate|(default 3)",
-			"--compaction-interval": "with --apiserver: how often kube-apiserver compacts|0 turns it off (default 5m0s)",
+			"--compaction-interval": "with --apiserver: how often kube-apiserver compacts|0 turns it off (default 5m, 1m with --demo busy)",
 		}},
 	}
 	for _, tc := range tests {
@@ -78,6 +80,35 @@ func TestMemoryLimitFlag(t *testing.T) {
 	for _, args := range [][]string{{"--memory-limit", "lots"}, {"serve", "--apiserver", "--memory-limit", "-1Gi"}} {
 		if msg := runFails(t, args...); !strings.Contains(msg, "--memory-limit") || !strings.Contains(msg, "512Mi") {
 			t.Errorf("etcdscope %s: %q, want what --memory-limit takes", strings.Join(args, " "), msg)
+		}
+	}
+}
+
+// TestCompactionIntervalFlag checks --compaction-interval as the bundled
+// cluster gets it: as given, 0 (off) included, else kube-apiserver's 5
+// minutes, and 1 minute under the busy demo, whose history would otherwise
+// fill the members' files.
+func TestCompactionIntervalFlag(t *testing.T) {
+	tests := []struct {
+		args    []string
+		profile demo.Profile
+		want    time.Duration
+	}{
+		{nil, demo.Calm, 5 * time.Minute},
+		{nil, demo.Off, 5 * time.Minute},
+		{nil, demo.Busy, time.Minute},
+		{[]string{"--compaction-interval", "10m"}, demo.Busy, 10 * time.Minute},
+		{[]string{"--compaction-interval", "0"}, demo.Calm, 0},
+	}
+	for _, tc := range tests {
+		var f bundledFlags
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		f.register(fs, bundledUsage{demo: demo.Calm})
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.compactionFor(tc.profile); got != tc.want {
+			t.Errorf("%v under the %s demo: compaction every %v, want %v", tc.args, tc.profile, got, tc.want)
 		}
 	}
 }

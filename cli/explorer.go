@@ -182,7 +182,7 @@ func (ex *explorer) open(ctx context.Context, t *cmdutil.Target) (opts ui.Option
 func (ex *explorer) openBundled(ctx context.Context, opts *ui.Options) (closeFn func(), err error) {
 	if ex.started == nil {
 		cp, src, closeSrc, err := cmdutil.OpenBundled(ctx, ex.conn, controlplane.Options{
-			APIServer: true, Demo: ex.profile, Nodes: ex.flags.demoNodes, CompactionInterval: ex.flags.compaction,
+			APIServer: true, Demo: ex.profile, Nodes: ex.flags.demoNodes, CompactionInterval: ex.flags.compactionFor(ex.profile),
 			EncryptionConfig: ex.conn.Decoding.EncryptionConfig, CaptureStderr: true, Announce: "the etcdscope explorer",
 			MemoryLimit: ex.memoryLimit, HeapProfiles: ex.flags.heapProfiles,
 		}, ex.flags.members)

@@ -41,11 +41,12 @@ is printed to stderr, and it serves on.`,
 				return fmt.Errorf("serve runs the bundled cluster: drop %s", other)
 			}
 			opts.Cluster.DataDir, opts.Cluster.Members = conn.DataDir, bundled.members
-			opts.Nodes, opts.CompactionInterval = bundled.demoNodes, bundled.compaction
+			opts.Nodes = bundled.demoNodes
 			opts.EncryptionConfig, opts.HeapProfiles = conn.Decoding.EncryptionConfig, bundled.heapProfiles
 			if opts.Demo, err = demo.ParseProfile(bundled.demo); err != nil {
 				return err
 			}
+			opts.CompactionInterval = bundled.compactionFor(opts.Demo)
 			if opts.MemoryLimit, err = bundled.limit(opts.Demo); err != nil {
 				return err
 			}

@@ -77,7 +77,7 @@ func (d *Demo) runKubelet(ctx context.Context, c clients, node string, index int
 	}); err != nil {
 		return nil
 	}
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster := newBroadcaster(ctx)
 	defer broadcaster.Shutdown()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	k.recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: node})

@@ -39,7 +39,7 @@ func (d *Demo) runProvisioner(ctx context.Context, c clients) error {
 	}
 	f := informers.NewSharedInformerFactory(client, resync)
 	defer f.Shutdown()
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster := newBroadcaster(ctx)
 	defer broadcaster.Shutdown()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	p := &provisioner{

@@ -5,10 +5,14 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -192,6 +196,99 @@ func TestStopLeaderElectsNewLeaderAndRestartCatchesUp(t *testing.T) {
 	if resp.Count != 2*10 {
 		t.Errorf("restarted member holds %d keys, want the 20 written while it was down", resp.Count)
 	}
+}
+
+// TestAMemberBehindTheKeptLogCatchesUpFromASnapshot stops a follower for
+// more writes than the members keep Raft entries of (catchUpEntries): on
+// its restart the leader has compacted them away and sends its database
+// instead, as to a member that was down for long on a real cluster.
+func TestAMemberBehindTheKeptLogCatchesUpFromASnapshot(t *testing.T) {
+	c := startCluster(t, Options{})
+	var leader int
+	waitFor(t, "a leader", 10*time.Second, func() bool {
+		var ok bool
+		leader, ok = leaderOf(c.Members())
+		return ok
+	})
+	follower := (leader + 1) % DefaultMembers
+	received := snapshotsReceived(t, c, leader)
+	if err := c.StopMember(follower); err != nil {
+		t.Fatal(err)
+	}
+	const writes = 2*catchUpEntries + 100
+	cli := memberClient(t, c, leader)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for w := range 16 {
+		wg.Go(func() {
+			for n := w; n < writes; n += 16 {
+				if _, err := cli.Put(ctxT(t), fmt.Sprintf("/registry/test/%05d", n), "v"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("write with a follower down: %v", err)
+	}
+	if err := c.RestartMember(ctxT(t), follower); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the restarted member to catch up", time.Minute, func() bool {
+		ms := c.Members()
+		return ms[follower].Running && ms[follower].AppliedIndex >= ms[leader].AppliedIndex
+	})
+	resp, err := memberClient(t, c, follower).Get(ctxT(t), "/registry/test/", clientv3.WithPrefix(), clientv3.WithCountOnly(), clientv3.WithSerializable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Count != writes {
+		t.Errorf("the restarted member holds %d keys, want the %d written while it was down", resp.Count, writes)
+	}
+	if got := snapshotsReceived(t, c, leader); got <= received {
+		t.Errorf("snapshots received: %d before the stop, %d after the restart; want one more: the leader kept only %d entries", received, got, catchUpEntries)
+	}
+}
+
+// snapshotsReceived sums etcd's etcd_network_snapshot_receive_success
+// counters, read from member i's /metrics (the members share this process's
+// registry, so one member's page counts them all).
+func snapshotsReceived(t *testing.T, c *Cluster, i int) int {
+	t.Helper()
+	tc, err := c.TLS().ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.member(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tc}, Timeout: 20 * time.Second}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get(m.httpURL() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, l := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(l, "etcd_network_snapshot_receive_success{") {
+			f := strings.Fields(l)
+			n, err := strconv.ParseFloat(f[len(f)-1], 64)
+			if err != nil {
+				t.Fatalf("metrics line %q: %v", l, err)
+			}
+			sum += int(n)
+		}
+	}
+	return sum
 }
 
 func TestDataDirReopensAtSameRevision(t *testing.T) {

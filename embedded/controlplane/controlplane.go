@@ -57,8 +57,20 @@ type Options struct {
 	Announce string
 }
 
-// DefaultCompactionInterval is kube-apiserver's default.
-const DefaultCompactionInterval = 5 * time.Minute
+// DefaultCompactionInterval is how often kube-apiserver compacts etcd's
+// history under the demo's profile p: its own default, 5 minutes, but for
+// the busy demo, 1 minute. kube-apiserver compacts to the revision it saw
+// one interval before, so etcd keeps one to two intervals of history, and
+// each member's bbolt file grows to hold it: the busy demo's 5 to 10
+// minutes made files of 71 to 138 MB each (by its write rate), mapped into
+// this process three times over, where a minute's compaction kept them at
+// 26 to 33 MB (bench/soak, docs/benchmarks.md).
+func DefaultCompactionInterval(p demo.Profile) time.Duration {
+	if p == demo.Busy {
+		return time.Minute
+	}
+	return 5 * time.Minute
+}
 
 // APIServer is where kube-apiserver serves, the kubeconfig that reaches it
 // (an admin and a read-only viewer context, the admin's current) and the

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -84,5 +86,30 @@ func TestSIGUSR1WritesAHeapProfile(t *testing.T) {
 	}
 	if len(p.SampleType) == 0 || p.SampleType[len(p.SampleType)-1].Type != "inuse_space" {
 		t.Errorf("%s holds %v, want the heap's samples (inuse_space)", path, p.SampleType)
+	}
+	figures := filepath.Join(cp.Cluster().DataDir(), RuntimeMemoryName)
+	if fi, err := os.Stat(figures); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("%s beside the profile: %v, %v; want it with mode 0600", figures, fi, err)
+	}
+	b, err := os.ReadFile(figures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goroutines, stacks int64
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		name, value, _ := strings.Cut(l, " ")
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil {
+			t.Fatalf("%s: line %q is no \"name value\"", figures, l)
+		}
+		switch name {
+		case "/sched/goroutines:goroutines":
+			goroutines = n
+		case "/memory/classes/heap/stacks:bytes":
+			stacks = n
+		}
+	}
+	if goroutines == 0 || stacks == 0 {
+		t.Errorf("%s says %d goroutines on %d bytes of stacks, want both counted:\n%s", figures, goroutines, stacks, b)
 	}
 }
