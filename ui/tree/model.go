@@ -130,6 +130,9 @@ func (m *Model) Init() tea.Cmd { return m.GoTo(Root) }
 // GoTo opens the levels down to path; a path naming a key puts the cursor on it.
 func (m *Model) GoTo(path string) tea.Cmd {
 	m.gen++
+	// A preview waiting for the cursor to rest would open the key under
+	// it before the jump lands, over the one the jump's caller opens.
+	m.previewGen++
 	m.loading, m.moving = true, true
 	selected := ""
 	if !strings.HasSuffix(path, "/") {

@@ -89,6 +89,26 @@ func TestCursorRestPreviewsTheKey(t *testing.T) {
 	}
 }
 
+// A jump asked for while a preview waits for the cursor to rest cancels
+// it: the key the jump opens stays in the object pane, not the one the
+// cursor rested on before (:key typed right after the first level drew).
+func TestAJumpCancelsThePreviewUnderWay(t *testing.T) {
+	m := open(t, uitest.Fixture())
+	m.drive(m.GoTo("/registry/pods/default/"))
+	m.press("j")
+	jump := m.GoTo("/registry/pods/kube-system/coredns-0")
+	m.drive(m.clock.Advance(previewDelay))
+	m.drive(jump)
+	for _, msg := range m.msgs {
+		if open, ok := msg.(common.OpenObjectMsg); ok && open.Key != "/registry/pods/kube-system/coredns-0" {
+			t.Errorf("after the jump to coredns-0 the tree opened %s", open.Key)
+		}
+	}
+	if ch, _ := m.Selected(); ch.Prefix != "/registry/pods/kube-system/coredns-0" {
+		t.Errorf("the jump selected %q", ch.Prefix)
+	}
+}
+
 func TestLargeLevelIsPagedAndLoadsMoreNearTheEnd(t *testing.T) {
 	src := uitest.New()
 	for i := range 3000 {
