@@ -745,3 +745,24 @@ func TestAReplayOfARecordingGivesThePreviousValues(t *testing.T) {
 		t.Errorf("replay of /p/a:\n got %v\nwant %v", got, want)
 	}
 }
+
+// Ended before its first status interval, Run says where it stopped: a
+// short recording's stderr names its last revision too.
+func TestRunSaysWhereItStoppedWhenEnded(t *testing.T) {
+	src, cli := startEtcd(t)
+	resp, err := cli.Put(t.Context(), "/k/a", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rec.db")
+	r := startRecorderWith(t, src, path, "/k/", Options{StatusInterval: time.Hour})
+	waitRecorded(t, path, "/k/a", "1")
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.statuses); n == 0 || r.statuses[n-1].Revision < resp.Header.Revision {
+		t.Errorf("statuses when ended before the interval: %+v, want the last at revision %d or later", r.statuses, resp.Header.Revision)
+	}
+}

@@ -77,6 +77,13 @@ func (f *File) Run(ctx context.Context, src etcdview.Source, opts Options) error
 		return fmt.Errorf("--max-size bounds a recording in a file: PostgreSQL keeps a table's size after its rows go, so bound %s with --keep", f.path)
 	}
 	r := &run{f: f, opts: opts, db: context.WithoutCancel(ctx), since: opts.Now()}
+	// Where it stopped goes out once more when it is ended: a recording
+	// shorter than the interval says it too.
+	defer func() {
+		if ctx.Err() != nil && f.head > 0 {
+			opts.Status(r.status(nil, ""))
+		}
+	}()
 	checked := false
 	for ctx.Err() == nil {
 		if f.head == 0 || r.resync {
