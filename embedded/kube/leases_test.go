@@ -196,23 +196,20 @@ func electorGoroutines() []string {
 	return found
 }
 
-// leasesAfterClose checks, in etcd once the control plane is closed, that
-// each component left its lease as it would on its way out: kube-scheduler
-// released it (ReleaseOnCancel), kube-controller-manager, whose release is
-// behind an alpha gate that is off, still names itself.
-func leasesAfterClose() error {
+// leaseHolders reads, in etcd, who holds kube-scheduler's and
+// kube-controller-manager's leases ("" for a lease released); an error
+// when a lease is not there.
+func leaseHolders(ctx context.Context) (scheduler, manager string, err error) {
 	cfg, err := testCluster.ClientConfig()
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	cfg.Logger = zap.NewNop()
 	cli, err := clientv3.New(cfg)
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	holder := func(component string) (string, error) {
 		key := "/registry/leases/kube-system/" + component
 		resp, err := cli.Get(ctx, key)
@@ -228,11 +225,40 @@ func leasesAfterClose() error {
 		}
 		return ptr.Deref(l.Spec.HolderIdentity, ""), nil
 	}
-	scheduler, err := holder("kube-scheduler")
-	if err != nil {
-		return err
+	if scheduler, err = holder("kube-scheduler"); err != nil {
+		return "", "", err
 	}
-	manager, err := holder("kube-controller-manager")
+	manager, err = holder("kube-controller-manager")
+	return scheduler, manager, err
+}
+
+// leasesHeld waits until both components hold their leases: a run whose
+// tests end within seconds (go test -run of one test) closes the control
+// plane before they took them, and the check after Close needs them.
+func leasesHeld() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for {
+		scheduler, manager, err := leaseHolders(ctx)
+		if err == nil && scheduler != "" && manager != "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kube-scheduler and kube-controller-manager did not both hold their leases within 60s (held by %q, %q; %v)", scheduler, manager, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// leasesAfterClose checks, in etcd once the control plane is closed, that
+// each component left its lease as it would on its way out: kube-scheduler
+// released it (ReleaseOnCancel), kube-controller-manager, whose release is
+// behind an alpha gate that is off, still names itself.
+func leasesAfterClose() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	scheduler, manager, err := leaseHolders(ctx)
 	if err != nil {
 		return err
 	}

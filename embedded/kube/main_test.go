@@ -86,6 +86,10 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "the control plane stopped during the tests:", err)
 		code = 1
 	}
+	if err := leasesHeld(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
 	testCP.Close()
 	if g := electorGoroutines(); len(g) > 0 {
 		fmt.Fprintf(os.Stderr, "Close left %d goroutines of leader election:\n%s\n", len(g), strings.Join(g, "\n\n"))
