@@ -68,6 +68,7 @@ func TestCheckMembersFindsAnAlteredHostileKeyAndPrintsItInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCommand(t, "check", "members", endpoints, "--prefix", "/registry/")
+	t.Logf("check members with member-2's value of a hostile key altered: exit %d\n%s%s", code, out, errOut)
 	if code != 1 || strings.ContainsAny(out+errOut, "\x1b\x07") {
 		t.Fatalf("check members on an altered member: exit %d, want 1 and nothing that a terminal runs:\n%q\n%q", code, out, errOut)
 	}

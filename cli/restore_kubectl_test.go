@@ -16,6 +16,7 @@ import (
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"sigs.k8s.io/yaml"
 )
 
 // restoredKinds are the kinds of what a user wrote in restore-e2e (see
@@ -68,6 +69,7 @@ func TestRestoreBringsBackADeletedNamespace(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("restore: exit %d\n%s", code, notes)
 		}
+		t.Logf("restore --namespace restore-e2e --rev %s --show-secrets: stderr\n%s\nthe manifest's kinds and names:\n%s", rev, notes, kindsAndNames(manifest))
 		for _, want := range []string{
 			"left out Pod restore-e2e/db-0: a Pod of StatefulSet db",
 			"left out PersistentVolumeClaim restore-e2e/data-db-0: a PersistentVolumeClaim of StatefulSet db",
@@ -252,4 +254,23 @@ func compactBundled(t *testing.T, export string) int64 {
 		t.Fatal(err)
 	}
 	return resp.Header.Revision
+}
+
+// kindsAndNames lists the objects of a restored List, a line each, for
+// the test's log.
+func kindsAndNames(manifest string) string {
+	var list struct {
+		Items []struct {
+			Kind     string
+			Metadata struct{ Name string }
+		}
+	}
+	if err := yaml.Unmarshal([]byte(manifest), &list); err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, it := range list.Items {
+		b.WriteString(it.Kind + " " + it.Metadata.Name + "\n")
+	}
+	return b.String()
 }
