@@ -53,6 +53,9 @@ type Live struct {
 	// serializable makes every range serializable: set on a Live of one
 	// member, whose answers must be its own.
 	serializable bool
+	// windowsRead counts the windows catching-up watches delivered
+	// (watch_catchup.go).
+	windowsRead atomic.Int64
 	// streamer opens RangeStream on that member's connection, for
 	// RangeRaw; nil on the others.
 	streamer rangeStreamer

@@ -300,6 +300,13 @@ type WatchOptions struct {
 	// event. kine sends them all the same, and other sources may fill
 	// Prev too.
 	WithoutPrevious bool
+	// CatchUp reads a backlog behind a live etcd's head through several
+	// watches at once, each over a window of it, where one watch gets
+	// 1000 revisions every 100 ms at most: for a watcher that must catch
+	// up fast, as the recorder restarted after a while. Events arrive in
+	// the same order, once each; a window's batch comes when the whole
+	// window is read.
+	CatchUp bool
 }
 
 // Cluster is the state of the etcd behind a Source.

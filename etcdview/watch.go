@@ -61,6 +61,7 @@ func (w *liveWatch) run(ctx context.Context) {
 	w.orderedc = w.askOrdered(ctx)
 	backoff := minBackoff
 	for ctx.Err() == nil {
+		w.catchUp(ctx)
 		delivered, err := w.stream(ctx)
 		var compacted *CompactedError
 		if errors.As(err, &compacted) {

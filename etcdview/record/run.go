@@ -133,8 +133,11 @@ func (r *run) follow(ctx context.Context, src etcdview.Source) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The file holds each key's row before: its create revision and
-	// lease are read from there (insert), not sent again by etcd.
-	batches := src.Watch(wctx, r.f.prefix, etcdview.WatchOptions{Rev: r.f.head + 1, WithoutPrevious: true})
+	// lease are read from there (insert), not sent again by etcd. A
+	// recorder started again after a while reads etcd's backlog through
+	// several watches at once (CatchUp), which one watch reads at about
+	// 5,000 events a second.
+	batches := src.Watch(wctx, r.f.prefix, etcdview.WatchOptions{Rev: r.f.head + 1, WithoutPrevious: true, CatchUp: true})
 	tick := time.NewTicker(r.opts.StatusInterval)
 	defer tick.Stop()
 	for {
