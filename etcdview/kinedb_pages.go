@@ -192,29 +192,36 @@ func (p *kinePages) names(ctx context.Context, fn func(name []byte, id int64) er
 		if err := c.check(ctx); err != nil {
 			return err
 		}
-		n := r.Columns()
-		if n < 2 {
-			return errNotPaged
-		}
-		name, err := r.Column(0, true)
+		name, id, err := nameAndID(r)
 		if err != nil {
 			return err
 		}
-		id, err := r.Column(n-1, false)
-		if err != nil {
-			return err
+		if name.Kind == sqlitefile.Null {
+			return fn(nil, id)
 		}
-		if id.Kind != sqlitefile.Integer {
-			return errNotPaged
-		}
-		switch name.Kind {
-		case sqlitefile.Null:
-			return fn(nil, id.Int)
-		case sqlitefile.Text, sqlitefile.Blob:
-			return fn(name.Bytes, id.Int)
-		}
-		return errNotPaged
+		return fn(name.Bytes, id)
 	})
+}
+
+// nameAndID are the name (TEXT, BLOB or NULL) and rowid of an entry of
+// the index on names; errNotPaged for other types, which SQL reads.
+func nameAndID(r *sqlitefile.Record) (sqlitefile.Value, int64, error) {
+	n := r.Columns()
+	if n < 2 {
+		return sqlitefile.Value{}, 0, errNotPaged
+	}
+	name, err := r.Column(0, true)
+	if err != nil {
+		return name, 0, err
+	}
+	id, err := r.Column(n-1, false)
+	if err != nil {
+		return name, 0, err
+	}
+	if id.Kind != sqlitefile.Integer || !bytesOrNull(name) {
+		return name, 0, errNotPaged
+	}
+	return name, id.Int, nil
 }
 
 // deletions are the ids of the rows that delete their key, in order, from

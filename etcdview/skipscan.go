@@ -181,12 +181,16 @@ func endsBefore(to, end string) bool {
 // "/" after its first byte, so that "/registry/pods/x" below the empty prefix
 // opens "/registry/". dir is false when rest is a whole key.
 func segment(rest string) (name string, dir bool) {
-	if len(rest) < 2 {
-		return rest, false
+	n, dir := segmentLen(rest)
+	return rest[:n], dir
+}
+
+// segmentLen is the length of segment's name of rest, of either type.
+func segmentLen[T string | []byte](rest T) (n int, dir bool) {
+	for i := 1; i < len(rest); i++ {
+		if rest[i] == '/' {
+			return i + 1, true
+		}
 	}
-	i := strings.IndexByte(rest[1:], '/')
-	if i < 0 {
-		return rest, false
-	}
-	return rest[:i+2], true
+	return len(rest), false
 }

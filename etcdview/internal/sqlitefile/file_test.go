@@ -226,21 +226,57 @@ func TestTablesAndIndexesReadAsSQLiteReadsThem(t *testing.T) {
 				}
 			}
 			want = query(t, path, "SELECT a, b, id FROM t INDEXED BY t_ab ORDER BY a, b, id")
-			var got [][]any
-			err := f.Index(root(t, f, "t_ab"), func(r *Record) error {
-				var row []any
-				for i := range r.Columns() {
-					v, err := r.Column(i, true)
-					if err != nil {
-						return err
-					}
-					row = append(row, asSQL(v))
-				}
-				got = append(got, row)
-				return nil
-			})
+			got, err := readIndex(f, root(t, f, "t_ab"), nil)
 			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Errorf("the index: %d entries, %v; SQLite's %d", len(got), err, len(want))
+			}
+		})
+	}
+}
+
+// readIndex is every entry the page reader gives of the index at root, from
+// the first whose first column sorts at or after from when from is not nil.
+func readIndex(f *File, root uint32, from []byte) ([][]any, error) {
+	var got [][]any
+	read := func(r *Record) error {
+		var row []any
+		for i := range r.Columns() {
+			v, err := r.Column(i, true)
+			if err != nil {
+				return err
+			}
+			row = append(row, asSQL(v))
+		}
+		got = append(got, row)
+		return nil
+	}
+	if from == nil {
+		return got, f.Index(root, read)
+	}
+	return got, f.IndexFrom(root, from, read)
+}
+
+// TestAnIndexReadFromAKeyStartsWhereSQLiteDoes reads an index whose first
+// column holds every storage class, and text that spills onto overflow
+// pages, from keys before, among, between and after its entries: the
+// entries SQL's `WHERE a >= ?` gives, in its order.
+func TestAnIndexReadFromAKeyStartsWhereSQLiteDoes(t *testing.T) {
+	for _, pageSize := range []int{512, 4096} {
+		t.Run(fmt.Sprintf("page %d", pageSize), func(t *testing.T) {
+			t.Parallel()
+			path := writeDB(t, pageSize, false, 3000)
+			f := openFile(t, path)
+			ix := root(t, f, "t_ab")
+			froms := []string{"", "long", "long text long text", "name-", "name-00100", "name-01500x", "name-99999", "ü", "üü", "\xff"}
+			for _, from := range froms {
+				want := query(t, path, "SELECT a, b, id FROM t INDEXED BY t_ab WHERE a >= ? ORDER BY a, b, id", from)
+				got, err := readIndex(f, ix, []byte(from))
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("the index from %q: %d entries, %v; SQLite's %d", from, len(got), err, len(want))
+				}
+				if from == "name-00100" && len(want) < 100 {
+					t.Errorf("from %q: SQLite gives %d entries, too few to tell", from, len(want))
+				}
 			}
 		})
 	}
@@ -351,6 +387,7 @@ func FuzzWalks(f *testing.F) {
 			file.Table(o.Root, math.MinInt64, math.MaxInt64, false, load)
 			file.Table(o.Root, 10, 40, true, load)
 			file.Index(o.Root, load)
+			file.IndexFrom(o.Root, []byte("name-00030"), load)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package sqlitefile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 )
@@ -217,4 +218,21 @@ func (r *Record) prefix(n int64) ([]byte, error) {
 		return r.local, nil
 	}
 	return r.w.gather(r, n)
+}
+
+// before says whether the record's first column sorts before from, a
+// TEXT, in SQLite's order of values (sqlite3MemCompare): NULL, then the
+// numbers, then TEXT by its bytes (the BINARY collation), then BLOBs.
+func (r *Record) before(from []byte) (bool, error) {
+	v, err := r.Column(0, true)
+	if err != nil {
+		return false, err
+	}
+	switch v.Kind {
+	case Text:
+		return bytes.Compare(v.Bytes, from) < 0, nil
+	case Blob:
+		return false, nil
+	}
+	return true, nil
 }
