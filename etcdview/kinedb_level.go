@@ -97,25 +97,25 @@ func (p *kinePages) live(ctx context.Context, key, end string, rev int64, dead [
 		if err := c.check(ctx); err != nil {
 			return err
 		}
-		name, id, err := nameAndID(r)
+		name, kind, id, err := nameAndID(r)
 		if err != nil {
 			return err
 		}
-		if name.Kind == sqlitefile.Blob {
+		if kind == sqlitefile.Blob {
 			// After every text: the key index refuses such a file.
 			return errNotPaged
 		}
-		if name.Kind == sqlitefile.Null || kineInternal(name.Bytes) {
+		if name == nil || kineInternal(name) {
 			return nil
 		}
-		if !some || !bytes.Equal(name.Bytes, last) {
+		if !some || !bytes.Equal(name, last) {
 			done()
 			// From key on, in order: past end, the range is done (a
 			// comparison, not inRange, so that no string is made).
-			if end != "\x00" && string(name.Bytes) >= end {
+			if end != "\x00" && string(name) >= end {
 				return stop
 			}
-			last, top, some = append(last[:0], name.Bytes...), 0, true
+			last, top, some = append(last[:0], name...), 0, true
 		}
 		if id <= rev {
 			top = id

@@ -183,6 +183,9 @@ func readTable(t *testing.T, f *File, root uint32, lo, hi int64, desc bool) [][]
 			if err != nil {
 				return err
 			}
+			if err := sameByEveryAccessor(r, i, v); err != nil {
+				return err
+			}
 			row = append(row, asSQL(v))
 		}
 		out = append(out, row)
@@ -192,6 +195,33 @@ func readTable(t *testing.T, f *File, root uint32, lo, hi int64, desc bool) [][]
 		t.Fatal(err)
 	}
 	return out
+}
+
+// sameByEveryAccessor says whether Kind, Bytes and Int read column i of r
+// as Column read it, v.
+func sameByEveryAccessor(r *Record, i int, v Value) error {
+	kind, n := r.Kind(i)
+	b, bkind, err := r.Bytes(i)
+	if err != nil {
+		return err
+	}
+	n2, ok, err := r.Int(i)
+	if err != nil {
+		return err
+	}
+	bytesKind := v.Kind == Text || v.Kind == Blob
+	intKind := v.Kind == Integer || v.Kind == Null
+	switch {
+	case kind != v.Kind || bkind != v.Kind:
+		return fmt.Errorf("column %d: Kind %v, Bytes' kind %v; Column's %v", i, kind, bkind, v.Kind)
+	case bytesKind && (n != v.Len || !bytes.Equal(b, v.Bytes) || b == nil):
+		return fmt.Errorf("column %d: Kind's length %d, Bytes %q; Column's %d, %q", i, n, b, v.Len, v.Bytes)
+	case !bytesKind && (n != 0 || b != nil):
+		return fmt.Errorf("column %d of kind %v: Kind's length %d, Bytes %q", i, v.Kind, n, b)
+	case ok != intKind || intKind && n2 != v.Int:
+		return fmt.Errorf("column %d of kind %v: Int %d, %v; Column's %d", i, v.Kind, n2, ok, v.Int)
+	}
+	return nil
 }
 
 // TestTablesAndIndexesReadAsSQLiteReadsThem writes files with SQLite, of
@@ -356,8 +386,9 @@ func TestAFileNotOfThisReaderIsRefused(t *testing.T) {
 }
 
 // FuzzWalks mutates a small file SQLite wrote and walks every b-tree its
-// schema names, both ways, loading every column: whatever the bytes, a
-// walk ends, with rows or an error, and never panics.
+// schema names, both ways and from a key, loading every column with every
+// accessor: whatever the bytes, a walk ends, with rows or an error, never
+// panics, and the accessors agree.
 func FuzzWalks(f *testing.F) {
 	for _, pageSize := range []int{512, 1024} {
 		data, err := os.ReadFile(writeDB(f, pageSize, pageSize == 1024, 60))
@@ -377,8 +408,12 @@ func FuzzWalks(f *testing.F) {
 		}
 		load := func(r *Record) error {
 			for i := range r.Columns() + 1 {
-				if _, err := r.Column(i, true); err != nil {
+				v, err := r.Column(i, true)
+				if err != nil {
 					return err
+				}
+				if err := sameByEveryAccessor(r, i, v); err != nil {
+					t.Error(err)
 				}
 			}
 			return nil
