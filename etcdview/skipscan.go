@@ -49,6 +49,8 @@ type scan struct {
 	// range was answered yet: the ranges that follow are chosen for what a
 	// range costs it.
 	counted bool
+	// ahead says ranges are read ahead (rangeResult.ahead).
+	ahead bool
 	// open says the last range ended inside the last child, a directory:
 	// the keys that follow it may be more of it, read next where a range
 	// costs what it returns.
