@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dustin/go-humanize"
 	"github.com/etcdscope/etcdscope/etcdview/internal/pgsql"
@@ -53,6 +54,11 @@ type KineFile struct {
 	indexOnce sync.Once
 	index     keyIndex
 	indexErr  error
+	indexed   atomic.Bool // the index is built, without error
+	// dead are the ids of the deletions, once read (deadIDs).
+	deadMu   sync.Mutex
+	dead     []int64
+	deadRead bool
 
 	recOnce sync.Once
 	rec     recording // what a recording holds beside kine's table (kinedb_times.go)

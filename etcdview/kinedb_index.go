@@ -17,6 +17,7 @@ func (f *KineFile) keys(ctx context.Context) (*keyIndex, error) {
 		if f.indexErr != nil {
 			f.indexErr = kineError(f.path, f.indexErr)
 		}
+		f.indexed.Store(f.indexErr == nil)
 	})
 	return &f.index, f.indexErr
 }
@@ -29,7 +30,7 @@ func (f *KineFile) keys(ctx context.Context) (*keyIndex, error) {
 // Both are read from the file's pages where they can be (kinePages), else
 // with SQL.
 func (f *KineFile) buildIndex(ctx context.Context) (keyIndex, error) {
-	dead, err := f.deletions(ctx)
+	dead, err := f.deadIDs(ctx)
 	if err != nil {
 		return keyIndex{}, err
 	}

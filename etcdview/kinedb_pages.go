@@ -192,34 +192,40 @@ func (p *kinePages) names(ctx context.Context, fn func(name []byte, id int64) er
 		if err := c.check(ctx); err != nil {
 			return err
 		}
-		n := r.Columns()
-		if n < 2 {
-			return errNotPaged
-		}
-		name, err := r.Column(0, true)
+		name, _, id, err := nameAndID(r)
 		if err != nil {
 			return err
 		}
-		id, err := r.Column(n-1, false)
-		if err != nil {
-			return err
-		}
-		if id.Kind != sqlitefile.Integer {
-			return errNotPaged
-		}
-		switch name.Kind {
-		case sqlitefile.Null:
-			return fn(nil, id.Int)
-		case sqlitefile.Text, sqlitefile.Blob:
-			return fn(name.Bytes, id.Int)
-		}
-		return errNotPaged
+		return fn(name, id)
 	})
+}
+
+// nameAndID are the name (TEXT, BLOB or NULL: bytes nil) and rowid of
+// an entry of the index on names; errNotPaged for other types, which SQL
+// reads.
+func nameAndID(r *sqlitefile.Record) ([]byte, sqlitefile.Kind, int64, error) {
+	n := r.Columns()
+	if n < 2 {
+		return nil, 0, 0, errNotPaged
+	}
+	name, kind, err := r.Bytes(0)
+	if err != nil {
+		return nil, kind, 0, err
+	}
+	id, ok, err := r.Int(n - 1)
+	if err != nil {
+		return nil, kind, 0, err
+	}
+	if !ok || !bytesOrNull(kind) {
+		return nil, kind, 0, errNotPaged
+	}
+	return name, kind, id, nil
 }
 
 // deletions are the ids of the rows that delete their key, in order, from
 // the index on (id, deleted), as SQL's `deleted != 0` picks them: NULL is
-// not, a text or blob always is.
+// not. A deleted of another type than kine writes (an integer) is read
+// with SQL. The id is an INTEGER PRIMARY KEY: never NULL.
 func (p *kinePages) deletions(ctx context.Context) ([]int64, error) {
 	if p.byID == 0 {
 		return nil, errNotPaged
@@ -230,30 +236,22 @@ func (p *kinePages) deletions(ctx context.Context) ([]int64, error) {
 		if err := c.check(ctx); err != nil {
 			return err
 		}
-		id, err := r.Column(0, false)
+		// Int, not Column: a Value a column of every row was two
+		// fifths of this walk.
+		id, idOK, err := r.Int(0)
 		if err != nil {
 			return err
 		}
-		del, err := r.Column(1, false)
+		del, delOK, err := r.Int(1)
 		if err != nil {
 			return err
 		}
-		if id.Kind != sqlitefile.Integer {
+		if !idOK || !delOK {
 			return errNotPaged
 		}
-		switch del.Kind {
-		case sqlitefile.Null:
-			return nil
-		case sqlitefile.Integer:
-			if del.Int == 0 {
-				return nil
-			}
-		case sqlitefile.Float:
-			if del.Float == 0 {
-				return nil
-			}
+		if del != 0 {
+			ids = append(ids, id)
 		}
-		ids = append(ids, id.Int)
 		return nil
 	})
 	return ids, err
@@ -268,18 +266,15 @@ func (p *kinePages) span(ctx context.Context, wk *sqlitefile.Walker, hi, lo int6
 			return err
 		}
 		// An INTEGER PRIMARY KEY is the rowid, and its column NULL.
-		if v, err := r.Column(colID, false); err != nil || v.Kind != sqlitefile.Null {
-			return cmp.Or(err, errNotPaged)
+		if id, _ := r.Kind(colID); id != sqlitefile.Null {
+			return errNotPaged
 		}
-		name, err := r.Column(colName, true)
+		name, nameKind, err := r.Bytes(colName)
 		if err != nil {
 			return err
 		}
-		value, err := r.Column(colValue, false)
-		if err != nil {
-			return err
-		}
-		if !bytesOrNull(name) || !bytesOrNull(value) {
+		valueKind, valueLen := r.Kind(colValue)
+		if !bytesOrNull(nameKind) || !bytesOrNull(valueKind) {
 			return errNotPaged
 		}
 		var ints [5]int64
@@ -291,9 +286,9 @@ func (p *kinePages) span(ctx context.Context, wk *sqlitefile.Walker, hi, lo int6
 			}
 			ints[i] = v
 		}
-		rec := ScanRecord{Key: string(name.Bytes), ModRevision: r.Rowid, CreateRevision: ints[2], Lease: ints[3],
-			Size: int64(len(name.Bytes)) + value.Len, Tombstone: ints[1] != 0, Retained: true}
-		if !inRange(rec.Key, key, end) || kineInternal(name.Bytes) {
+		rec := ScanRecord{Key: string(name), ModRevision: r.Rowid, CreateRevision: ints[2], Lease: ints[3],
+			Size: int64(len(name)) + valueLen, Tombstone: ints[1] != 0, Retained: true}
+		if !inRange(rec.Key, key, end) || kineInternal(name) {
 			return nil
 		}
 		if ints[0] != 0 {
@@ -304,10 +299,10 @@ func (p *kinePages) span(ctx context.Context, wk *sqlitefile.Walker, hi, lo int6
 	})
 }
 
-// bytesOrNull says whether v is of a type SQL reads as kine's bytes: a
-// BLOB (what kine binds), TEXT, or NULL (none).
-func bytesOrNull(v sqlitefile.Value) bool {
-	return v.Kind == sqlitefile.Blob || v.Kind == sqlitefile.Text || v.Kind == sqlitefile.Null
+// bytesOrNull says whether a value of kind k is of a type SQL reads as
+// kine's bytes: a BLOB (what kine binds), TEXT, or NULL (none).
+func bytesOrNull(k sqlitefile.Kind) bool {
+	return k == sqlitefile.Blob || k == sqlitefile.Text || k == sqlitefile.Null
 }
 
 // canceled checks a walk's context every few thousand rows: a walk of a

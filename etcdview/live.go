@@ -100,6 +100,7 @@ func (l *Live) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, erro
 		// kine reads and sorts the whole range before it sends the
 		// first keys: a range costs it what a counted one costs etcd.
 		res.counted = l.kine.Load()
+		res.ahead = l.kine.Load()
 		if !errors.Is(err, errNoStream) {
 			return res, err
 		}
@@ -124,7 +125,7 @@ func (l *Live) rangeKeys(ctx context.Context, r rangeRequest) (rangeResult, erro
 	if err != nil {
 		return rangeResult{}, l.readError(ctx, "read "+describeRange(r.key, r.end), r.key, r.rev, requestError(rctx, err))
 	}
-	res := rangeResult{count: resp.Count, more: resp.More, rev: resp.Header.Revision, counted: r.uncounted && r.end != ""}
+	res := rangeResult{count: resp.Count, more: resp.More, rev: resp.Header.Revision, counted: r.uncounted && r.end != "", ahead: l.kine.Load()}
 	for _, kv := range resp.Kvs {
 		res.kvs = append(res.kvs, fromProto(kv))
 	}

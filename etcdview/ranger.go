@@ -40,6 +40,12 @@ type rangeResult struct {
 	// request (a Range, before etcd 3.7), or kine read and sorted it: what
 	// it cost grew with the keys in the range, not with the limit.
 	counted bool
+	// ahead says the server is kine, where ranges read at the same time
+	// cost little more than one alone (a round trip each, through
+	// SQLite), and where a range reads every key between its ends
+	// however few it returns, as counted ones do: the skip-scan reads
+	// some ahead (scan.nextBatch).
+	ahead bool
 }
 
 // prefixRange is the range of every key that starts with prefix, as etcdctl

@@ -49,6 +49,8 @@ type scan struct {
 	// range was answered yet: the ranges that follow are chosen for what a
 	// range costs it.
 	counted bool
+	// ahead says ranges are read ahead (rangeResult.ahead).
+	ahead bool
 	// open says the last range ended inside the last child, a directory:
 	// the keys that follow it may be more of it, read next where a range
 	// costs what it returns.
@@ -181,12 +183,16 @@ func endsBefore(to, end string) bool {
 // "/" after its first byte, so that "/registry/pods/x" below the empty prefix
 // opens "/registry/". dir is false when rest is a whole key.
 func segment(rest string) (name string, dir bool) {
-	if len(rest) < 2 {
-		return rest, false
+	n, dir := segmentLen(rest)
+	return rest[:n], dir
+}
+
+// segmentLen is the length of segment's name of rest, of either type.
+func segmentLen[T string | []byte](rest T) (n int, dir bool) {
+	for i := 1; i < len(rest); i++ {
+		if rest[i] == '/' {
+			return i + 1, true
+		}
 	}
-	i := strings.IndexByte(rest[1:], '/')
-	if i < 0 {
-		return rest, false
-	}
-	return rest[:i+2], true
+	return len(rest), false
 }

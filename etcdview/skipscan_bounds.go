@@ -20,12 +20,34 @@ import (
 // 0.2 ms). Until the first answer says which etcd it is, the level is read
 // as on one that counts: a first range to the end would walk every key of
 // the level on it.
+//
+// On kine (rangeResult.ahead), a resource's second chance (bound.second)
+// is read at the same time as its head: most resources kube-apiserver may
+// store are absent, and each of their two empty ranges costs a round trip
+// (0.41 ms through kine on SQLite, 0.27 ms each two at a time, on 2
+// cores). When the head finds the resource, the second chance is dropped:
+// a namespace of the resource read for nothing, which on an etcd that
+// counts is a walk the heads are there to spare.
 func (s *scan) nextBatch(ctx context.Context, start, end string) (rangeResult, string, error) {
-	for _, b := range s.bounds(start) {
+	bounds := s.bounds(start)
+	var ahead *readAhead
+	defer func() { ahead.drop() }()
+	for i, b := range bounds {
 		if b.counted && !s.counted {
 			continue
 		}
-		res, err := s.read(ctx, start, b.end, s.limit)
+		var res rangeResult
+		var err error
+		if ahead != nil && ahead.key == start && ahead.end == b.end {
+			res, err = ahead.result()
+			ahead = nil
+			s.took(res)
+		} else {
+			if i+1 < len(bounds) && b.head > 0 && bounds[i+1].second == b.head && s.ahead && s.lvl.Revision != 0 {
+				ahead = s.readAhead(ctx, b.end, bounds[i+1].end)
+			}
+			res, err = s.read(ctx, start, b.end, s.limit)
+		}
 		if err != nil || len(res.kvs) > 0 {
 			s.walked = res.count
 			return res, b.end, err
@@ -37,20 +59,68 @@ func (s *scan) nextBatch(ctx context.Context, start, end string) (rangeResult, s
 	return res, end, err
 }
 
+// readAhead is a range of the level read on a goroutine of its own, ahead
+// of being asked for.
+type readAhead struct {
+	key, end string
+	cancel   context.CancelFunc
+	done     chan struct{}
+	res      rangeResult
+	err      error
+}
+
+// readAhead starts reading [key, end) as read would.
+func (s *scan) readAhead(ctx context.Context, key, end string) *readAhead {
+	ctx, cancel := context.WithCancel(ctx)
+	a := &readAhead{key: key, end: end, cancel: cancel, done: make(chan struct{})}
+	r := s.request(key, end, s.limit)
+	go func() {
+		defer close(a.done)
+		a.res, a.err = s.r.rangeKeys(ctx, r)
+	}()
+	return a
+}
+
+// result waits for the range.
+func (a *readAhead) result() (rangeResult, error) {
+	<-a.done
+	a.cancel()
+	return a.res, a.err
+}
+
+// drop cancels the range, if any, and waits for its goroutine.
+func (a *readAhead) drop() {
+	if a != nil {
+		a.cancel()
+		<-a.done
+	}
+}
+
 // read is the first limit keys of [key, end) at the level's revision: the
 // one asked for, or the newest as of the first answer (a Range's header
 // revision is the newest even when it reads an older one). Each answer says
 // whether etcd counts.
 func (s *scan) read(ctx context.Context, key, end string, limit int64) (rangeResult, error) {
-	res, err := s.r.rangeKeys(ctx, rangeRequest{key: key, end: end, rev: s.lvl.Revision, limit: limit, keysOnly: true, uncounted: true})
+	res, err := s.r.rangeKeys(ctx, s.request(key, end, limit))
 	if err != nil {
 		return res, err
 	}
-	s.counted = res.counted
+	s.took(res)
+	return res, nil
+}
+
+// request is the keys-only range read asks for.
+func (s *scan) request(key, end string, limit int64) rangeRequest {
+	return rangeRequest{key: key, end: end, rev: s.lvl.Revision, limit: limit, keysOnly: true, uncounted: true}
+}
+
+// took notes what an answer says: whether etcd counts, whether ranges are
+// read ahead, and the revision.
+func (s *scan) took(res rangeResult) {
+	s.counted, s.ahead = res.counted, res.ahead
 	if s.lvl.Revision == 0 {
 		s.lvl.Revision = res.rev
 	}
-	return res, nil
 }
 
 // maxProbes bounds the narrow ranges tried after a directory of a run.
@@ -60,9 +130,14 @@ const maxProbes = 3
 // the level. counted marks the ends worth a round trip only on an etcd that
 // counts every range: there, a range that ends early saves a walk of every
 // key after it; elsewhere it only adds a round trip.
+//
+// head and second mark the ends of a resource's head and of its second
+// chance (see bounds), the resource's number + 1 (0: neither): the range
+// from one to the other holds one namespace of the resource.
 type bound struct {
-	end     string
-	counted bool
+	end          string
+	counted      bool
+	head, second int
 }
 
 // bounds are the ends of the ranges nextBatch tries before the one to the
@@ -93,32 +168,34 @@ type bound struct {
 //     to the end would walk every key after it.
 func (s *scan) bounds(start string) []bound {
 	var bounds []bound
-	add := func(end string, counted bool) {
-		if end != "\x00" && end > start {
-			bounds = append(bounds, bound{end, counted})
+	add := func(b bound) {
+		if b.end != "\x00" && b.end > start {
+			bounds = append(bounds, b)
 		}
 	}
 	addPrefix := func(p string, counted bool) {
 		_, end := prefixRange(s.lvl.Prefix + p)
-		add(end, counted)
+		add(bound{end: end, counted: counted})
 	}
 	children := s.lvl.Children
 	n := len(children)
 	if s.cut != "" {
 		_, end := prefixRange(s.cut)
-		add(end, false)
+		add(bound{end: end})
 	}
 	if s.open {
 		_, end := prefixRange(children[n-1].Prefix)
-		add(end, false)
+		add(bound{end: end})
 	}
 	if s.ns != "" {
 		next := s.nextNamespace()
-		for _, name := range s.names {
+		for i, name := range s.names {
 			if name.namespaced {
-				addPrefix(name.name+s.ns, false)
+				_, head := prefixRange(s.lvl.Prefix + name.name + s.ns)
+				add(bound{end: head, head: i + 1})
 				if next != "" {
-					addPrefix(name.name+next, true)
+					_, end := prefixRange(s.lvl.Prefix + name.name + next)
+					add(bound{end: end, counted: true, second: i + 1})
 				}
 			}
 		}
@@ -139,6 +216,7 @@ func (s *scan) bounds(start string) []bound {
 	for _, b := range bounds {
 		if k := len(out) - 1; k >= 0 && out[k].end == b.end {
 			out[k].counted = out[k].counted && b.counted
+			out[k].head, out[k].second = 0, 0 // one end of two ranges
 			continue
 		}
 		out = append(out, b)

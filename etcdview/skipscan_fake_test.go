@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/etcdscope/etcdscope/bench/fill"
@@ -16,16 +17,23 @@ import (
 // more, and counts the ranges it is asked. With counts, it walks every key
 // of a range as etcd before 3.7 does to count it, and as kine does, which
 // reads every key of a range before it answers, and counts those too.
+//
+// With ahead, it answers as kine does (rangeResult.ahead), and may be
+// asked ranges at the same time.
 type sliceRanger struct {
 	keys   []string
 	counts bool
+	ahead  bool
+	mu     sync.Mutex
 	calls  int
 	walked int
 }
 
 func (s *sliceRanger) rangeKeys(_ context.Context, r rangeRequest) (rangeResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.calls++
-	res := rangeResult{rev: 1, counted: s.counts && r.uncounted}
+	res := rangeResult{rev: 1, counted: s.counts && r.uncounted, ahead: s.ahead}
 	for i := sort.SearchStrings(s.keys, r.key); i < len(s.keys) && inRange(s.keys[i], r.key, r.end); i++ {
 		s.walked++
 		res.count++
@@ -83,9 +91,15 @@ func sameChildren(t *testing.T, got, want []Child, counted bool) {
 // returns the fake, to see what the level cost, and the entries.
 func listFake(t *testing.T, keys []string, prefix string, counts bool) (*sliceRanger, []Child) {
 	t.Helper()
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	r := &sliceRanger{keys: keys, counts: counts}
+	return listFakeOf(t, &sliceRanger{keys: keys, counts: counts}, prefix)
+}
+
+// listFakeOf is listFake of the fake r.
+func listFakeOf(t *testing.T, r *sliceRanger, prefix string) (*sliceRanger, []Child) {
+	t.Helper()
+	slices.Sort(r.keys)
+	r.keys = slices.Compact(r.keys)
+	keys, counts := r.keys, r.counts
 	lvl, err := children(context.Background(), r, prefix, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +259,8 @@ func TestChildrenOfRandomRegistriesMatchBruteForce(t *testing.T) {
 				keys = append(keys, leaf)
 			}
 		}
-		r, want := listFake(t, keys, "/registry/", round%2 == 1)
+		// Every third round as kine, which reads some ranges ahead.
+		r, want := listFakeOf(t, &sliceRanger{keys: keys, counts: round%3 > 0, ahead: round%3 == 2}, "/registry/")
 		if limit := len(names) + 3*(len(want)+1); r.calls > limit {
 			t.Errorf("round %d: %d ranges for %d entries, want at most %d", round, r.calls, len(want), limit)
 		}
@@ -329,5 +344,27 @@ func TestChildrenOfManyLeavesWalkThemAFewTimes(t *testing.T) {
 	r, want := listFake(t, keys, "/registry/events/team-000/", true)
 	if limit := 4 * len(want); r.walked > limit {
 		t.Errorf("etcd walked %d keys to list %d leaves, want at most %d", r.walked, len(want), limit)
+	}
+}
+
+func TestChildrenOnKineReadTheSecondChanceOfAResourceWithItsHead(t *testing.T) {
+	// Of the resources kube-apiserver may store, pods/ and secrets/ have
+	// keys in the first namespace, a/: their heads find them, as the head
+	// of networkpolicies/ finds namespaces/, between it and the resource
+	// before. On kine each head is read with its second chance, up to b/,
+	// which for these three is read for nothing: three ranges more than on
+	// an etcd that counts, and the same level.
+	keys := []string{"/registry/namespaces/a", "/registry/namespaces/b"}
+	for _, res := range []string{"pods", "secrets"} {
+		for _, ns := range []string{"a", "b"} {
+			for i := range 3 {
+				keys = append(keys, fmt.Sprintf("/registry/%s/%s/x-%d", res, ns, i))
+			}
+		}
+	}
+	counting, want := listFakeOf(t, &sliceRanger{keys: slices.Clone(keys), counts: true}, "/registry/")
+	kine, _ := listFakeOf(t, &sliceRanger{keys: slices.Clone(keys), counts: true, ahead: true}, "/registry/")
+	if len(want) != 3 || kine.calls != counting.calls+3 {
+		t.Errorf("%d entries, %d ranges on kine, %d on an etcd that counts: want 3 entries, and 3 second chances more", len(want), kine.calls, counting.calls)
 	}
 }

@@ -93,9 +93,13 @@ type walk struct {
 	lo, hi int64
 	desc   bool
 	fn     func(*Record) error
-	visits uint32
-	levels [maxDepth + 1][]byte
-	rec    Record
+	// seeking says an index walk has not yet met an entry at or after
+	// from (IndexFrom): the entries and children before it are skipped.
+	seeking bool
+	from    []byte
+	visits  uint32
+	levels  [maxDepth + 1][]byte
+	rec     Record
 	// scratch holds the start of rec's payload gathered from its overflow
 	// pages: the first got bytes, read on from page next.
 	scratch []byte
@@ -129,6 +133,16 @@ func (wk *Walker) Index(root uint32, fn func(*Record) error) error {
 	return wk.walk(root, false, math.MinInt64, math.MaxInt64, false, fn)
 }
 
+// IndexFrom is Index from the first entry whose first column sorts at or
+// after from, a TEXT, as SQL's `WHERE col >= from` with the index picks
+// them: the children of an interior page that hold only entries before
+// it are not read.
+func (wk *Walker) IndexFrom(root uint32, from []byte, fn func(*Record) error) error {
+	wk.w.seeking, wk.w.from = true, from
+	defer func() { wk.w.seeking, wk.w.from = false, nil }()
+	return wk.Index(root, fn)
+}
+
 // Table is Walker's Table, with a Walker of its own.
 func (f *File) Table(root uint32, lo, hi int64, desc bool, fn func(*Record) error) error {
 	return f.Walker().Table(root, lo, hi, desc, fn)
@@ -137,6 +151,11 @@ func (f *File) Table(root uint32, lo, hi int64, desc bool, fn func(*Record) erro
 // Index is Walker's Index, with a Walker of its own.
 func (f *File) Index(root uint32, fn func(*Record) error) error {
 	return f.Walker().Index(root, fn)
+}
+
+// IndexFrom is Walker's IndexFrom, with a Walker of its own.
+func (f *File) IndexFrom(root uint32, from []byte, fn func(*Record) error) error {
+	return f.Walker().IndexFrom(root, from, fn)
 }
 
 func (wk *Walker) walk(root uint32, table bool, lo, hi int64, desc bool, fn func(*Record) error) error {
@@ -204,6 +223,16 @@ func (w *walk) leaf(p *page) error {
 		if w.table && (w.rec.Rowid < w.lo || w.rec.Rowid > w.hi) {
 			continue
 		}
+		if w.seeking {
+			before, err := w.rec.before(w.from)
+			if err != nil {
+				return err
+			}
+			if before {
+				continue
+			}
+			w.seeking = false
+		}
 		if err := w.fn(&w.rec); err != nil {
 			return err
 		}
@@ -245,20 +274,32 @@ func (w *walk) tableInterior(p *page, depth int) error {
 }
 
 // indexInterior walks the children of p in order, each cell's entry after
-// the child whose entries come before it.
+// the child whose entries come before it. While seeking, it starts at the
+// first cell at or after from: the children before it hold entries before
+// it only.
 func (w *walk) indexInterior(p *page, depth int) error {
-	kids := make([]uint32, p.cells+1)
-	for i := range p.cells {
+	first := 0
+	if w.seeking {
+		var err error
+		if first, err = w.firstCellFrom(p); err != nil {
+			return err
+		}
+	}
+	kids := make([]uint32, 0, p.cells+1-first)
+	for i := first; i < p.cells; i++ {
 		off, err := p.cell(i)
 		if err != nil {
 			return err
 		}
-		if kids[i], err = p.child(off); err != nil {
+		kid, err := p.child(off)
+		if err != nil {
 			return err
 		}
+		kids = append(kids, kid)
 	}
-	kids[p.cells] = p.right
-	return w.children(kids, depth+1, func(i int) error {
+	kids = append(kids, p.right)
+	return w.children(kids, depth+1, func(j int) error {
+		i := first + j
 		if i == p.cells {
 			return nil
 		}
@@ -266,8 +307,37 @@ func (w *walk) indexInterior(p *page, depth int) error {
 		if err := w.record(p, off+4); err != nil {
 			return err
 		}
+		// The cells from first on sort at or after from.
+		w.seeking = false
 		return w.fn(&w.rec)
 	})
+}
+
+// firstCellFrom is the first cell of interior index page p whose entry's
+// first column sorts at or after the walk's from, by binary search: the
+// cells are in the index's order.
+func (w *walk) firstCellFrom(p *page) (int, error) {
+	lo, hi := 0, p.cells
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		off, err := p.cell(mid)
+		if err != nil {
+			return 0, err
+		}
+		if err := w.record(p, off+4); err != nil {
+			return 0, err
+		}
+		before, err := w.rec.before(w.from)
+		if err != nil {
+			return 0, err
+		}
+		if before {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
 }
 
 // children reads kids, pages in key order, a group at a time into the

@@ -183,6 +183,9 @@ func readTable(t *testing.T, f *File, root uint32, lo, hi int64, desc bool) [][]
 			if err != nil {
 				return err
 			}
+			if err := sameByEveryAccessor(r, i, v); err != nil {
+				return err
+			}
 			row = append(row, asSQL(v))
 		}
 		out = append(out, row)
@@ -192,6 +195,33 @@ func readTable(t *testing.T, f *File, root uint32, lo, hi int64, desc bool) [][]
 		t.Fatal(err)
 	}
 	return out
+}
+
+// sameByEveryAccessor says whether Kind, Bytes and Int read column i of r
+// as Column read it, v.
+func sameByEveryAccessor(r *Record, i int, v Value) error {
+	kind, n := r.Kind(i)
+	b, bkind, err := r.Bytes(i)
+	if err != nil {
+		return err
+	}
+	n2, ok, err := r.Int(i)
+	if err != nil {
+		return err
+	}
+	bytesKind := v.Kind == Text || v.Kind == Blob
+	intKind := v.Kind == Integer || v.Kind == Null
+	switch {
+	case kind != v.Kind || bkind != v.Kind:
+		return fmt.Errorf("column %d: Kind %v, Bytes' kind %v; Column's %v", i, kind, bkind, v.Kind)
+	case bytesKind && (n != v.Len || !bytes.Equal(b, v.Bytes) || b == nil):
+		return fmt.Errorf("column %d: Kind's length %d, Bytes %q; Column's %d, %q", i, n, b, v.Len, v.Bytes)
+	case !bytesKind && (n != 0 || b != nil):
+		return fmt.Errorf("column %d of kind %v: Kind's length %d, Bytes %q", i, v.Kind, n, b)
+	case ok != intKind || intKind && n2 != v.Int:
+		return fmt.Errorf("column %d of kind %v: Int %d, %v; Column's %d", i, v.Kind, n2, ok, v.Int)
+	}
+	return nil
 }
 
 // TestTablesAndIndexesReadAsSQLiteReadsThem writes files with SQLite, of
@@ -226,21 +256,57 @@ func TestTablesAndIndexesReadAsSQLiteReadsThem(t *testing.T) {
 				}
 			}
 			want = query(t, path, "SELECT a, b, id FROM t INDEXED BY t_ab ORDER BY a, b, id")
-			var got [][]any
-			err := f.Index(root(t, f, "t_ab"), func(r *Record) error {
-				var row []any
-				for i := range r.Columns() {
-					v, err := r.Column(i, true)
-					if err != nil {
-						return err
-					}
-					row = append(row, asSQL(v))
-				}
-				got = append(got, row)
-				return nil
-			})
+			got, err := readIndex(f, root(t, f, "t_ab"), nil)
 			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Errorf("the index: %d entries, %v; SQLite's %d", len(got), err, len(want))
+			}
+		})
+	}
+}
+
+// readIndex is every entry the page reader gives of the index at root, from
+// the first whose first column sorts at or after from when from is not nil.
+func readIndex(f *File, root uint32, from []byte) ([][]any, error) {
+	var got [][]any
+	read := func(r *Record) error {
+		var row []any
+		for i := range r.Columns() {
+			v, err := r.Column(i, true)
+			if err != nil {
+				return err
+			}
+			row = append(row, asSQL(v))
+		}
+		got = append(got, row)
+		return nil
+	}
+	if from == nil {
+		return got, f.Index(root, read)
+	}
+	return got, f.IndexFrom(root, from, read)
+}
+
+// TestAnIndexReadFromAKeyStartsWhereSQLiteDoes reads an index whose first
+// column holds every storage class, and text that spills onto overflow
+// pages, from keys before, among, between and after its entries: the
+// entries SQL's `WHERE a >= ?` gives, in its order.
+func TestAnIndexReadFromAKeyStartsWhereSQLiteDoes(t *testing.T) {
+	for _, pageSize := range []int{512, 4096} {
+		t.Run(fmt.Sprintf("page %d", pageSize), func(t *testing.T) {
+			t.Parallel()
+			path := writeDB(t, pageSize, false, 3000)
+			f := openFile(t, path)
+			ix := root(t, f, "t_ab")
+			froms := []string{"", "long", "long text long text", "name-", "name-00100", "name-01500x", "name-99999", "ü", "üü", "\xff"}
+			for _, from := range froms {
+				want := query(t, path, "SELECT a, b, id FROM t INDEXED BY t_ab WHERE a >= ? ORDER BY a, b, id", from)
+				got, err := readIndex(f, ix, []byte(from))
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("the index from %q: %d entries, %v; SQLite's %d", from, len(got), err, len(want))
+				}
+				if from == "name-00100" && len(want) < 100 {
+					t.Errorf("from %q: SQLite gives %d entries, too few to tell", from, len(want))
+				}
 			}
 		})
 	}
@@ -320,8 +386,9 @@ func TestAFileNotOfThisReaderIsRefused(t *testing.T) {
 }
 
 // FuzzWalks mutates a small file SQLite wrote and walks every b-tree its
-// schema names, both ways, loading every column: whatever the bytes, a
-// walk ends, with rows or an error, and never panics.
+// schema names, both ways and from a key, loading every column with every
+// accessor: whatever the bytes, a walk ends, with rows or an error, never
+// panics, and the accessors agree.
 func FuzzWalks(f *testing.F) {
 	for _, pageSize := range []int{512, 1024} {
 		data, err := os.ReadFile(writeDB(f, pageSize, pageSize == 1024, 60))
@@ -341,8 +408,12 @@ func FuzzWalks(f *testing.F) {
 		}
 		load := func(r *Record) error {
 			for i := range r.Columns() + 1 {
-				if _, err := r.Column(i, true); err != nil {
+				v, err := r.Column(i, true)
+				if err != nil {
 					return err
+				}
+				if err := sameByEveryAccessor(r, i, v); err != nil {
+					t.Error(err)
 				}
 			}
 			return nil
@@ -351,6 +422,7 @@ func FuzzWalks(f *testing.F) {
 			file.Table(o.Root, math.MinInt64, math.MaxInt64, false, load)
 			file.Table(o.Root, 10, 40, true, load)
 			file.Index(o.Root, load)
+			file.IndexFrom(o.Root, []byte("name-00030"), load)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package sqlitefile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 )
@@ -186,6 +187,40 @@ func (r *Record) Column(i int, load bool) (Value, error) {
 	return number(t, b[start:r.ends[i]]), nil
 }
 
+// Kind is the kind of the record's column i and, of TEXT or BLOB, its
+// length: Column's without a load or a Value, for the columns of every row
+// of a table whose bytes are not read.
+func (r *Record) Kind(i int) (kind Kind, n int64) {
+	if i < 0 || i >= len(r.types) {
+		return Null, 0
+	}
+	kind, n = serialKind(r.types[i])
+	if kind != Text && kind != Blob {
+		n = 0
+	}
+	return kind, n
+}
+
+// Bytes is the record's column i when it holds TEXT or BLOB, loaded, and
+// its kind (Null for a column the record does not hold): Column's for the
+// names read of every entry of an index, with no Value made (a Value a
+// row was two fifths of such a walk). bytes is nil for other kinds.
+func (r *Record) Bytes(i int) (b []byte, kind Kind, err error) {
+	if i < 0 || i >= len(r.types) {
+		return nil, Null, nil
+	}
+	t := r.types[i]
+	kind, size := serialKind(t)
+	if kind != Text && kind != Blob {
+		return nil, kind, nil
+	}
+	p, err := r.prefix(r.ends[i])
+	if err != nil {
+		return nil, kind, err
+	}
+	return p[r.ends[i]-size : r.ends[i] : r.ends[i]], kind, nil
+}
+
 // Int is the record's column i as SQL reads an INTEGER column, NULL as 0;
 // ok is false when it holds a value of another kind. It is Column's for
 // the columns read of every row of a table: no Value is made.
@@ -217,4 +252,21 @@ func (r *Record) prefix(n int64) ([]byte, error) {
 		return r.local, nil
 	}
 	return r.w.gather(r, n)
+}
+
+// before says whether the record's first column sorts before from, a
+// TEXT, in SQLite's order of values (sqlite3MemCompare): NULL, then the
+// numbers, then TEXT by its bytes (the BINARY collation), then BLOBs.
+func (r *Record) before(from []byte) (bool, error) {
+	v, err := r.Column(0, true)
+	if err != nil {
+		return false, err
+	}
+	switch v.Kind {
+	case Text:
+		return bytes.Compare(v.Bytes, from) < 0, nil
+	case Blob:
+		return false, nil
+	}
+	return true, nil
 }
