@@ -44,7 +44,9 @@ func TestLsDuAndHistoryReadAKineFile(t *testing.T) {
 		t.Errorf("ls -l --db:\n%s\nwant:\n%s", got, want)
 	}
 	du := run(t, "du", "--db", k.DB)
-	if !strings.HasPrefix(du, "kine file "+k.DB+" (") || !strings.Contains(du, fmt.Sprintf("), revision %d;", revs[2])) {
+	// kine stopped may leave its write-ahead log beside the file (it does
+	// not always checkpoint on SIGTERM): the header then names it too.
+	if !strings.HasPrefix(du, "kine file "+k.DB+" (") || !strings.Contains(du, fmt.Sprintf(", revision %d;", revs[2])) {
 		t.Errorf("du --db does not name the kine file and its revision %d:\n%s", revs[2], du)
 	}
 	if !hasRow(du, "/registry/", "7", "10") || !hasRow(du, "configmaps/", "7", "10") {
