@@ -33,8 +33,8 @@ recorded revision, history of every key over the whole recording, changes
 
 Each batch of changes is one transaction: killed at any moment, the file is
 whole up to its last commit, and record started again on it goes on from
-the revision after, while etcd still holds it; else it records a gap and a
-new snapshot. A status line goes to stderr every minute, and when it ends.
+the revision after, while etcd still holds it (its backlog read through
+several watches at once); else it records a gap and a new snapshot. A status line goes to stderr every minute, and when it ends.
 One signal ends it, after it committed what it read. It never writes to etcd.
 
 --keep and --max-size bound the recording: the oldest revisions go (at the
