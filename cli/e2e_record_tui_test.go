@@ -35,7 +35,11 @@ func TestExplorerRecordsWhatItWatchesThenReplaysIt(t *testing.T) {
 	}
 
 	r := startTUI(t, "--db", path)
-	r.waitText("replay ", fmt.Sprintf("rev %d at", rev2))
+	// The header names a recording, with no member to be up or down.
+	header := r.waitText("replay ", fmt.Sprintf("rev %d at", rev2), "recording "+path, "recording, offline")
+	if strings.Contains(header, "members up") || strings.Contains(header, "kine") {
+		t.Errorf("the header of a recording names members or kine:\n%s", header)
+	}
 	r.keys("[")
 	screen := r.waitText(fmt.Sprintf("@rev %d", rev1), fmt.Sprintf("rev %d at before the first recorded time", rev1))
 	r.keys("2", ">", ">", "Space")

@@ -173,7 +173,7 @@ func (f *KineFile) Description() string {
 	if f.pg != nil {
 		return f.pgDescription()
 	}
-	desc := fmt.Sprintf("kine file %s (%s)", f.path, humanize.IBytes(uint64(f.size))) + f.gapsNote()
+	desc := fmt.Sprintf("%s %s (%s)", f.kind(), f.path, humanize.IBytes(uint64(f.size))) + f.gapsNote()
 	switch {
 	case f.walRead:
 		desc += fmt.Sprintf(" and its write-ahead log (%s), as of revision %d: kine may be running and writing after it",
@@ -186,6 +186,14 @@ func (f *KineFile) Description() string {
 	return desc
 }
 
+// kind names the file: a recording (etcdscope record's), or k3s' kine file.
+func (f *KineFile) kind() string {
+	if f.recording().is {
+		return "recording"
+	}
+	return "kine file"
+}
+
 // Status describes the file as the one member whose data it is.
 func (f *KineFile) Status(ctx context.Context) (Cluster, error) {
 	if f.pg != nil {
@@ -193,11 +201,12 @@ func (f *KineFile) Status(ctx context.Context) (Cluster, error) {
 	}
 	return Cluster{
 		Kine:            true,
+		Recording:       f.recording().is,
 		Description:     f.Description(),
 		Revision:        f.rev,
 		CompactRevision: f.compacted,
 		Members: []Member{{
-			Name:     "kine file",
+			Name:     f.kind(),
 			Endpoint: f.path,
 			DBSize:   f.pages * f.pageSize,
 			DBInUse:  (f.pages - f.freePages) * f.pageSize,

@@ -65,6 +65,7 @@ func (f *KineFile) pgDescription() string {
 func (f *KineFile) pgStatus() Cluster {
 	return Cluster{
 		Kine:            true,
+		Recording:       true,
 		Description:     f.Description(),
 		Revision:        f.rev,
 		CompactRevision: f.compacted,

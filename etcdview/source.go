@@ -322,14 +322,21 @@ type Cluster struct {
 	// one member has no ID, Raft or leader of its own: Members holds it
 	// with the store's revision.
 	Kine bool
+	// Recording says the source is a recording `etcdscope record` wrote
+	// (with Kine: it is in kine's schema), read from its file or from
+	// PostgreSQL: what was recorded, not a running store.
+	Recording bool
 	// EmulatedVersion is the etcd version kine claims in Status (its
 	// --emulated-etcd-version), for kine only.
 	EmulatedVersion string
 }
 
 // Server names what serves the etcd API: "etcd", or "kine (emulating etcd
-// 3.6.11)".
+// 3.6.11)"; "recording" for a recording, which nothing serves.
 func (c Cluster) Server() string {
+	if c.Recording {
+		return "recording"
+	}
 	if !c.Kine {
 		return "etcd"
 	}

@@ -154,6 +154,20 @@ func TestTheWheelMovesThePaneUnderThePointer(t *testing.T) {
 	mustShow(t, m, "the wheel over the tree", "> web-1")
 }
 
+// TestHeaderNamesARecordingAndNoMembers: a recording's status (a file
+// etcdscope record wrote, in kine's schema) makes the header say it is a
+// recording, offline, not kine or members that are up.
+func TestHeaderNamesARecordingAndNoMembers(t *testing.T) {
+	m := New(context.Background(), Options{Source: uitest.Fixture(), Tick: new(uitest.Clock).Tick})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(cluster.StatusMsg{Cluster: etcdview.Cluster{Kine: true, Recording: true, Revision: 7, Description: "recording /tmp/rec.db (1.2 MiB)",
+		Members: []etcdview.Member{{Name: "recording", Endpoint: "/tmp/rec.db", Revision: 7}}}})
+	mustShow(t, m, "a recording's status", "recording /tmp/rec.db (1.2 MiB)", "recording, offline")
+	if got := m.View(); strings.Contains(got, "members up") || strings.Contains(got, "kine") {
+		t.Errorf("the header of a recording names members or kine:\n%s", got)
+	}
+}
+
 // TestHeaderNamesKineAndNoLeader: behind an endpoint named "etcd at ...",
 // a status that says kine makes the header name kine and what it
 // emulates, and no Raft leader, which kine has not.

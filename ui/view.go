@@ -102,11 +102,15 @@ func (m *Model) headerStatus() string {
 		if cluster.Up(cl) < len(cl.Members) {
 			up = s.Down.Render(up)
 		}
-		if cl.Kine {
-			// kine has no Raft: no leader to name.
-			leader = common.Render(s.Leader, "kine, no Raft")
-		}
 		health = leader + " · " + up
+		switch {
+		case cl.Recording:
+			// What was recorded: no member to be up or down.
+			health = common.Render(s.Leader, "recording, offline")
+		case cl.Kine:
+			// kine has no Raft: no leader to name.
+			health = common.Render(s.Leader, "kine, no Raft") + " · " + up
+		}
 	}
 	r := m.tail.Ring()
 	dropped := fmt.Sprintf("%d dropped", r.Dropped())
