@@ -15,7 +15,6 @@ import (
 
 	"github.com/etcdscope/etcdscope/decode"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -199,17 +198,7 @@ func electorGoroutines() []string {
 // leaseHolders reads, in etcd, who holds kube-scheduler's and
 // kube-controller-manager's leases ("" for a lease released); an error
 // when a lease is not there.
-func leaseHolders(ctx context.Context) (scheduler, manager string, err error) {
-	cfg, err := testCluster.ClientConfig()
-	if err != nil {
-		return "", "", err
-	}
-	cfg.Logger = zap.NewNop()
-	cli, err := clientv3.New(cfg)
-	if err != nil {
-		return "", "", err
-	}
-	defer cli.Close()
+func leaseHolders(ctx context.Context, cli *clientv3.Client) (scheduler, manager string, err error) {
 	holder := func(component string) (string, error) {
 		key := "/registry/leases/kube-system/" + component
 		resp, err := cli.Get(ctx, key)
@@ -238,8 +227,13 @@ func leaseHolders(ctx context.Context) (scheduler, manager string, err error) {
 func leasesHeld() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	cli, err := testClient()
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
 	for {
-		scheduler, manager, err := leaseHolders(ctx)
+		scheduler, manager, err := leaseHolders(ctx, cli)
 		if err == nil && scheduler != "" && manager != "" {
 			return nil
 		}
@@ -258,7 +252,12 @@ func leasesHeld() error {
 func leasesAfterClose() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	scheduler, manager, err := leaseHolders(ctx)
+	cli, err := testClient()
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	scheduler, manager, err := leaseHolders(ctx, cli)
 	if err != nil {
 		return err
 	}

@@ -147,17 +147,23 @@ func testDecoder(t testing.TB) decode.Decoder {
 // etcdClient is a raw client of the test cluster.
 func etcdClient(t testing.TB) *clientv3.Client {
 	t.Helper()
-	cfg, err := testCluster.ClientConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Logger = zap.NewNop()
-	c, err := clientv3.New(cfg)
+	c, err := testClient()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// testClient is a raw client of the test cluster, which logs nothing, for
+// TestMain too: the caller closes it.
+func testClient() (*clientv3.Client, error) {
+	cfg, err := testCluster.ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.Logger = zap.NewNop()
+	return clientv3.New(cfg)
 }
 
 // kubectlDispatcher picks the kubectl release that matches the server.
