@@ -102,7 +102,6 @@ func (m *Model) headerStatus() string {
 		if cluster.Up(cl) < len(cl.Members) {
 			up = s.Down.Render(up)
 		}
-		health = leader + " · " + up
 		switch {
 		case cl.Recording:
 			// What was recorded: no member to be up or down.
@@ -110,6 +109,8 @@ func (m *Model) headerStatus() string {
 		case cl.Kine:
 			// kine has no Raft: no leader to name.
 			health = common.Render(s.Leader, "kine, no Raft") + " · " + up
+		default:
+			health = leader + " · " + up
 		}
 	}
 	r := m.tail.Ring()
