@@ -101,6 +101,7 @@ func (c *ControlPlane) apiServerFlags(opts Options) ([]string, error) {
 // listener, with the recorder's admission decorator and innermost handler,
 // and serves until ctx ends.
 func runAPIServer(ctx context.Context, flags []string, listener net.Listener, r *recorder) error {
+	shareStorageClients()
 	s := apiserveroptions.NewServerRunOptions()
 	reg, err := releaseRegistry()
 	if err != nil {
