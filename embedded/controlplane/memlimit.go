@@ -35,7 +35,7 @@ func DefaultMemoryLimit(p demo.Profile) int64 {
 // The limits of DefaultMemoryLimit, measured with bench/soak (see
 // docs/benchmarks.md).
 const (
-	calmLimit = 288 << 20
+	calmLimit = 256 << 20
 	busyLimit = 640 << 20
 )
 
