@@ -13,7 +13,6 @@ import (
 // none either: they read the explorer's cluster, whose export line screen
 // 4 shows; once the explorer quits, they fail and say how to give one.
 func TestCommandsReadTheClusterTheTUIRuns(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	s := startTUI(t, "--data-dir", dir, "--demo=off")
 	s.waitText("3/3 members up")

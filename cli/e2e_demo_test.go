@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/etcdscope/etcdscope/embedded/controlplane"
 )
 
 var (
@@ -62,7 +60,6 @@ func numberOn(re *regexp.Regexp, screen string) (int, bool) {
 // p holds the write path still while writes go on, and q leaves no process
 // and no data dir behind.
 func TestDemoEndToEnd(t *testing.T) {
-	t.Parallel()
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
 		if os.Getenv("ETCDSCOPE_REQUIRE_KUBECTL") == "1" {
@@ -71,9 +68,7 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Skip("kubectl is not installed")
 	}
 	start := time.Now()
-	// A state dir of its own: the clusters that tests running beside it
-	// announce are not there for it to read instead of starting its own.
-	s := startTUIEnv(t, []string{controlplane.StateDirEnv + "=" + t.TempDir()})
+	s := startTUI(t)
 	s.waitText("[1 browse]", "3/3 members up")
 	t.Logf("first screen after %v", time.Since(start))
 	s.waitText("pods/", "deployments/", "leases/", "minions/", "endpointslices/")

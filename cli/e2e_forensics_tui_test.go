@@ -15,7 +15,6 @@ import (
 // Deployment shows its ReplicaSets and Pods, and a Pod opens in the object
 // pane.
 func TestTUIForensicsEndToEnd(t *testing.T) {
-	t.Parallel()
 	k := newKubectl(t)
 	dir := t.TempDir()
 	s := startTUI(t, "--data-dir", dir, "--demo-nodes", "1")

@@ -14,7 +14,6 @@ import (
 // unix socket: an object opened, its update and deletion in the tail, its
 // history with the diff, and the cluster screen saying what kine is.
 func TestTUIOnKine(t *testing.T) {
-	t.Parallel()
 	k := etcdtest.StartKine(t, etcdtest.KineOptions{Socket: true})
 	cli := k.Client(t)
 	st, err := cli.Status(t.Context(), k.Endpoint)

@@ -95,7 +95,6 @@ func TestExplorerRecordsItsFirstClusterAfterASwitch(t *testing.T) {
 // speed, to its end: the tail holds the Deployment's changes and the new
 // ReplicaSet the restart made, and every screen is as of the end.
 func TestARecordingOfARollingUpdateReplays(t *testing.T) {
-	t.Parallel()
 	k := newKubectl(t)
 	dir := t.TempDir()
 	path := filepath.Join(t.TempDir(), "rollout.db")

@@ -19,7 +19,6 @@ var applyLine = regexp.MustCompile(`(?m)^(etcdscope restore .*) \| kubectl apply
 // delete, u in browse at :rev R shows it as it was. The line on the screen,
 // run as it is, prints the same object.
 func TestTUIRestoreEndToEnd(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	s := startTUI(t, "--data-dir", dir, "--demo=off")
 	s.waitText("3/3 members up")

@@ -10,7 +10,6 @@ import (
 // screen 6 reads the store and lists the Events the control plane writes,
 // s sorts, and a largest object opens in the object pane.
 func TestTUISpaceScreenEndToEnd(t *testing.T) {
-	t.Parallel()
 	s := startTUI(t, "--data-dir", t.TempDir())
 	s.waitText("3/3 members up", "control plane ready")
 	s.keys("6")

@@ -36,7 +36,6 @@ func hostileConfigMap(greeting string) *corev1.ConfigMap {
 // title stays, tmux receives no clipboard write, the screen keeps its header
 // and rows, and the sequences show as escapes.
 func TestTUIShowsHostileDataInert(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	s := startTUI(t, "--data-dir", dir, "--demo=off")
 	// With set-clipboard on, an OSC 52 that reached tmux would become a

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -151,7 +153,7 @@ func runOnTTY(t *testing.T, args ...string) string {
 	root.SetIn(strings.NewReader(""))
 	root.SetOut(io.Discard)
 	root.SetErr(tty)
-	code := executeInProcess(t, root)
+	code := execute(t.Context(), root, new(atomic.Pointer[syscall.Signal]))
 	tty.Close()
 	// After the last close of the terminal the master reads what is left,
 	// then EIO.
