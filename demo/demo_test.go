@@ -228,7 +228,8 @@ func waitRunning(t *testing.T, client kubernetes.Interface, ns, image string) []
 			ok = ok && p.Spec.Containers[0].Image == image && p.Status.Phase == corev1.PodRunning && p.Spec.NodeName != "" && p.Status.PodIP != ""
 		}
 		if !ok {
-			return strings.Join(states, "; ")
+			// Never empty: with no pod yet, the complaint is the count.
+			return fmt.Sprintf("%d pods: %s", len(pods), strings.Join(states, "; "))
 		}
 		return ""
 	})
