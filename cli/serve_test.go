@@ -88,6 +88,7 @@ type serveProcess struct {
 	dataDir string
 	notices string             // what it wrote to stderr before its status line
 	tls     *embedded.TLSFiles // the client certificate the line names
+	exited  chan struct{}      // closed when the process has been waited for
 }
 
 var dataDirLine = regexp.MustCompile(`data in (.+), etcd logs`)
@@ -106,7 +107,19 @@ func startServe(t *testing.T, args ...string) *serveProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	// SIGTERM first, so that serve removes the data dir it made (about
+	// 120 MB); SIGKILL only if it does not end.
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
 
 	type lines struct{ out, err, before string }
 	got := make(chan lines, 1)
@@ -136,7 +149,7 @@ func startServe(t *testing.T, args ...string) *serveProcess {
 	if m == nil {
 		t.Fatalf("serve's status line %q names no data dir", l.err)
 	}
-	p := &serveProcess{cmd: cmd, export: export, dataDir: m[1], notices: l.before, tls: exportedTLS(t, export)}
+	p := &serveProcess{cmd: cmd, export: export, dataDir: m[1], notices: l.before, tls: exportedTLS(t, export), exited: exited}
 	useTLS(t, p.tls)
 	return p
 }
@@ -157,10 +170,8 @@ func exportedTLS(t *testing.T, export string) *embedded.TLSFiles {
 func (p *serveProcess) stop(t *testing.T) int {
 	t.Helper()
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
 	select {
-	case <-done:
+	case <-p.exited:
 		return p.cmd.ProcessState.ExitCode()
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve still running 30s after SIGTERM")
