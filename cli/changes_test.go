@@ -43,12 +43,12 @@ spec:
 // counts in every group, shows the deletion, and reads the same from the
 // stopped member's data file.
 func TestChangesNamesTheWritersOfAScriptedSequence(t *testing.T) {
+	t.Parallel()
 	kc := newKubectl(t)
 	dataDir := filepath.Join(t.TempDir(), "data")
 	p := startServe(t, "--apiserver", "--members", "1", "--compaction-interval", "0", "--data-dir", dataDir)
-	endpoints := exportVar(t, p.export, "ETCDCTL_ENDPOINTS")
 	kc.kubeconfig = exportVar(t, p.export, "KUBECONFIG")
-	etcd := changesClient(t, endpoints, p.tls)
+	etcd := changesClient(t, p.endpoints, p.tls)
 	k := func(args ...string) { kc.run(t, args...) }
 
 	from := headRevision(t, etcd) + 1
@@ -60,7 +60,7 @@ func TestChangesNamesTheWritersOfAScriptedSequence(t *testing.T) {
 	k("delete", "configmap", "h13-settings")
 	to := headRevision(t, etcd)
 
-	window := []string{"changes", "--endpoints", endpoints, "--from-rev", fmt.Sprint(from), "--to-rev", fmt.Sprint(to)}
+	window := append([]string{"changes", "--from-rev", fmt.Sprint(from), "--to-rev", fmt.Sprint(to)}, p.conn()...)
 	live := changesJSONOf(t, run(t, append(window, "-o", "json")...))
 	if live.From.Revision != from || live.To.Revision != to {
 		t.Errorf("window %d-%d, want %d-%d", live.From.Revision, live.To.Revision, from, to)
@@ -91,7 +91,7 @@ func TestChangesNamesTheWritersOfAScriptedSequence(t *testing.T) {
 		t.Errorf("the table's row of h13-settings %q does not show its deletion:\n%s", row, table)
 	}
 
-	t.Run("since", func(t *testing.T) { changesSince(t, etcd, endpoints, to, k) })
+	t.Run("since", func(t *testing.T) { changesSince(t, etcd, p.conn(), to, k) })
 
 	if code := p.stop(t); code != 0 {
 		t.Fatalf("serve exited %d", code)
@@ -111,13 +111,13 @@ func TestChangesNamesTheWritersOfAScriptedSequence(t *testing.T) {
 // changesSince checks --since on the Lease kube-apiserver renews every
 // 10 s: a window since a moment between two renewals holds what was
 // written after it, and nothing written before the renewal before it.
-func changesSince(t *testing.T, etcd *clientv3.Client, endpoints string, before int64, k func(...string)) {
+func changesSince(t *testing.T, etcd *clientv3.Client, conn []string, before int64, k func(...string)) {
 	waitRenewal(t, etcd, func(rev int64, _ time.Time) bool { return rev > before })
 	split := time.Now()
 	waitRenewal(t, etcd, func(_ int64, renew time.Time) bool { return renew.After(split.Add(time.Second)) })
 	k("create", "configmap", "h13-late", "--from-literal=x=1", "--field-manager=h13-late")
 	since := time.Since(split).Round(time.Millisecond)
-	doc := changesJSONOf(t, run(t, "changes", "--endpoints", endpoints, "--since", since.String(), "-o", "json"))
+	doc := changesJSONOf(t, run(t, append([]string{"changes", "--since", since.String(), "-o", "json"}, conn...)...))
 	wantWriters(t, changedObject(t, doc, "configmaps", "default", "h13-late"), "h13-late Update")
 	if doc.From.Revision <= before || !strings.Contains(doc.Since, "estimated") {
 		t.Errorf("--since %s starts at %d (%q), want after the sequence's last revision %d", since, doc.From.Revision, doc.Since, before)

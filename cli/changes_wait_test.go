@@ -28,6 +28,7 @@ func runWithin(t *testing.T, d time.Duration, args ...string) (code int, stdout,
 // changes below it answers, and changes and watch of what the user may not
 // read fail with etcd's refusal, exit status 1, instead of waiting forever.
 func TestChangesAndWatchAnswerOnAFreshEtcdAndARefusal(t *testing.T) {
+	t.Parallel()
 	etcdtest.EachVersion(t, func(t *testing.T, e etcdtest.Etcd) {
 		ep := []string{"--endpoints", strings.Join(e.Endpoints, ",")}
 		if e.TLS != nil {

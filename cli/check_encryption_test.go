@@ -53,15 +53,15 @@ var secretsRow = regexp.MustCompile(`(?m)^secrets +aescbc key "key1" +aescbc key
 // expects check encryption to pass, every Secret under the write key; a
 // plain value written into /registry/secrets then fails it, named.
 func TestCheckEncryptionOnTheBundledControlPlane(t *testing.T) {
+	t.Parallel()
 	k := newKubectl(t)
 	config := writeSecretsEncryptionConfig(t)
 	p := startServe(t, "--apiserver", "--members", "1", "--encryption-config", config)
 	k.kubeconfig = exportVar(t, p.export, "KUBECONFIG")
-	endpoints := exportVar(t, p.export, "ETCDCTL_ENDPOINTS")
 	for _, name := range []string{"db", "api-token"} {
 		k.run(t, "create", "secret", "generic", name, "--from-literal=password=hunter2")
 	}
-	args := []string{"check", "encryption", "--endpoints", endpoints, "--encryption-config", config}
+	args := append([]string{"check", "encryption", "--encryption-config", config}, p.conn()...)
 	out := run(t, args...)
 	m := secretsRow.FindStringSubmatch(out)
 	if m == nil || m[1] == "0" {
@@ -81,7 +81,7 @@ func TestCheckEncryptionOnTheBundledControlPlane(t *testing.T) {
 	}
 
 	const planted = "/registry/secrets/default/planted"
-	etcd := changesClient(t, endpoints, p.tls)
+	etcd := changesClient(t, p.endpoints, p.tls)
 	val, err := etcdviewtest.Encode(etcdviewtest.ConfigMap("planted"))
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestCheckEncryptionOnTheBundledControlPlane(t *testing.T) {
 	}
 	t.Logf("after a plain value under %s:\n%s%s", planted, out, errOut)
 	// check runs it among the others, and fails with it.
-	if code, _, _ := runCommand(t, "check", "--endpoints", endpoints, "--encryption-config", config); code != 1 {
+	if code, _, _ := runCommand(t, append([]string{"check", "--encryption-config", config}, p.conn()...)...); code != 1 {
 		t.Errorf("check: exit status %d, want 1", code)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/etcdscope/etcdscope/embedded/controlplane"
 )
 
 var (
@@ -68,7 +70,9 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Skip("kubectl is not installed")
 	}
 	start := time.Now()
-	s := startTUI(t)
+	// A state dir of its own: the clusters that tests running beside it
+	// announce are not there for it to read instead of starting its own.
+	s := startTUIEnv(t, []string{controlplane.StateDirEnv + "=" + t.TempDir()})
 	s.waitText("[1 browse]", "3/3 members up")
 	t.Logf("first screen after %v", time.Since(start))
 	s.waitText("pods/", "deployments/", "leases/", "minions/", "endpointslices/")

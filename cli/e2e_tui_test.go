@@ -35,6 +35,13 @@ const screenDeadline = 90 * time.Second
 // 160x45, and stops it (with q, then by killing the server) at cleanup.
 func startTUI(t *testing.T, args ...string) *tuiSession {
 	t.Helper()
+	return startTUIEnv(t, nil, args...)
+}
+
+// startTUIEnv is startTUI with env (NAME=value) added to the environment
+// etcdscope runs in.
+func startTUIEnv(t *testing.T, env []string, args ...string) *tuiSession {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("ETCDSCOPE_REQUIRE_ETCD") == "1" {
 			t.Fatal("tmux is not installed and ETCDSCOPE_REQUIRE_ETCD=1")
@@ -42,8 +49,11 @@ func startTUI(t *testing.T, args ...string) *tuiSession {
 		t.Skip("tmux is not installed")
 	}
 	s := &tuiSession{t: t, socket: fmt.Sprintf("etcdscope-e2e-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
-	cmd := append([]string{"new-session", "-d", "-s", "tui", "-x", "160", "-y", "45",
-		"-e", runMainEnv + "=1", "-e", "TERM=xterm-256color", "--", os.Args[0]}, args...)
+	cmd := []string{"new-session", "-d", "-s", "tui", "-x", "160", "-y", "45", "-e", runMainEnv + "=1", "-e", "TERM=xterm-256color"}
+	for _, kv := range env {
+		cmd = append(cmd, "-e", kv)
+	}
+	cmd = append(append(cmd, "--", os.Args[0]), args...)
 	s.tmux(cmd...)
 	t.Cleanup(func() {
 		exec.Command("tmux", "-L", s.socket, "send-keys", "-t", "tui", "q").Run()

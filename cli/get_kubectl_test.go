@@ -22,10 +22,11 @@ import (
 // -o name, -o jsonpath and -o custom-columns; then selectors and
 // --sort-by.
 func TestGetPrintsWhatKubectlPrints(t *testing.T) {
+	t.Parallel()
 	k := newKubectl(t)
 	p := startServe(t, "--apiserver", "--members", "1")
 	k.kubeconfig = exportVar(t, p.export, "KUBECONFIG")
-	endpoints := exportVar(t, p.export, "ETCDCTL_ENDPOINTS")
+	conn := p.conn()
 	k.run(t, "apply", "-f", "testdata/columns/namespace.yaml")
 	k.run(t, "wait", "--for", "create", "--timeout", "60s", "-n", "columns-e2e", "serviceaccount/default")
 	k.run(t, "apply", "-f", "testdata/columns/manifest.yaml")
@@ -44,53 +45,67 @@ func TestGetPrintsWhatKubectlPrints(t *testing.T) {
 	if !slices.Contains(resources, "widgets.columns.etcdscope.io") || len(resources) < 60 {
 		t.Fatalf("kubectl lists %d resources, without the custom resource or fewer than the bundled server serves: %q", len(resources), resources)
 	}
-	outputs := [][]string{
-		nil,
-		{"-o", "wide"},
-		{"-o", "name"},
-		{"-o", `jsonpath={range .items[*]}{.apiVersion} {.kind} {.metadata.namespace}/{.metadata.name} {.metadata.uid} {.metadata.resourceVersion}{"\n"}{end}`},
-		{"-o", "custom-columns=NAME:.metadata.name,NS:.metadata.namespace,KIND:.kind,VERSION:.apiVersion,LABELS:.metadata.labels,OWNERS:.metadata.ownerReferences[*].name"},
+	// Each output, and the selectors, in a subtest of its own that runs
+	// beside the others: the comparisons are hundreds of processes each,
+	// and a part left to run alone at the end of the suite is shorter.
+	outputs := []struct {
+		name string
+		args []string
+	}{
+		{"table", nil},
+		{"wide", []string{"-o", "wide"}},
+		{"name", []string{"-o", "name"}},
+		{"jsonpath", []string{"-o", `jsonpath={range .items[*]}{.apiVersion} {.kind} {.metadata.namespace}/{.metadata.name} {.metadata.uid} {.metadata.resourceVersion}{"\n"}{end}`}},
+		{"custom-columns", []string{"-o", "custom-columns=NAME:.metadata.name,NS:.metadata.namespace,KIND:.kind,VERSION:.apiVersion,LABELS:.metadata.labels,OWNERS:.metadata.ownerReferences[*].name"}},
 	}
-	for _, r := range resources {
-		for _, out := range outputs {
-			k.compare(t, endpoints, append([]string{r, "-A"}, out...))
+	for _, out := range outputs {
+		t.Run(out.name, func(t *testing.T) {
+			t.Parallel()
+			k := k.ownCache(t)
+			for _, r := range resources {
+				k.compare(t, conn, append([]string{r, "-A"}, out.args...))
+			}
+		})
+	}
+	t.Run("selectors and sort", func(t *testing.T) {
+		t.Parallel()
+		k := k.ownCache(t)
+		for _, args := range [][]string{
+			{"pods", "-A", "--field-selector", "status.phase=Pending"},
+			{"pods", "-A", "-o", "wide", "--field-selector", "spec.nodeName=,metadata.namespace=columns-e2e"},
+			{"events", "-A", "--field-selector", "involvedObject.kind=ConfigMap,reason=Deployed"},
+			{"events.events.k8s.io", "-A", "--field-selector", "reason=Scaled,regarding.kind=Deployment"},
+			{"secrets", "-A", "--field-selector", "type=Opaque"},
+			{"configmaps", "-A", "-l", "app=web"},
+			{"pods", "-n", "columns-e2e", "-l", "app in (web,db),tier!=front"},
+			{"widgets", "-n", "columns-e2e", "--field-selector", "metadata.name=gear", "-o", "wide"},
+			{"pods", "-A", "--sort-by", ".metadata.name"},
+			{"pods", "-A", "--sort-by", "{.spec.containers[0].image}", "-o", "name"},
+			{"replicasets", "-A", "--sort-by", ".spec.replicas", "-o", "custom-columns=N:.metadata.name,R:.spec.replicas"},
+			{"widgets", "-A", "--sort-by", ".spec.size"},
+			{"flowschemas", "--sort-by", ".spec.matchingPrecedence", "-o", "jsonpath={.items[*].metadata.name}"},
+			{"pods", "web-0", "-n", "columns-e2e", "-o", "jsonpath={.metadata.name} {.spec.containers[*].image}"},
+			{"deployment", "web", "-n", "columns-e2e", "-o", "wide"},
+			// Custom resources as served: defaulted and pruned on read,
+			// selected by the CRD's selectableFields.
+			{"gadgets", "-n", "columns-e2e", "-o", `jsonpath={range .items[*]}{.metadata.name} {.metadata.generation} {.spec}{"\n"}{end}`},
+			{"gadgets", "-A", "-o", "wide", "--field-selector", "spec.color=blue"},
+			{"gadgets", "-A", "--field-selector", "spec.size=3,spec.enabled=true"},
+			{"gadgets", "-A", "--field-selector", "spec.owner=", "-o", "name"},
+			{"gadgets", "-A", "--field-selector", "spec.enabled=false,spec.size!=3", "-o", "custom-columns=N:.metadata.name,CPU:.spec.limits.cpu"},
+			{"gadgets", "-A", "--sort-by", ".spec.size", "-l", "app!=db"},
+		} {
+			k.compare(t, conn, args)
 		}
-	}
-	for _, args := range [][]string{
-		{"pods", "-A", "--field-selector", "status.phase=Pending"},
-		{"pods", "-A", "-o", "wide", "--field-selector", "spec.nodeName=,metadata.namespace=columns-e2e"},
-		{"events", "-A", "--field-selector", "involvedObject.kind=ConfigMap,reason=Deployed"},
-		{"events.events.k8s.io", "-A", "--field-selector", "reason=Scaled,regarding.kind=Deployment"},
-		{"secrets", "-A", "--field-selector", "type=Opaque"},
-		{"configmaps", "-A", "-l", "app=web"},
-		{"pods", "-n", "columns-e2e", "-l", "app in (web,db),tier!=front"},
-		{"widgets", "-n", "columns-e2e", "--field-selector", "metadata.name=gear", "-o", "wide"},
-		{"pods", "-A", "--sort-by", ".metadata.name"},
-		{"pods", "-A", "--sort-by", "{.spec.containers[0].image}", "-o", "name"},
-		{"replicasets", "-A", "--sort-by", ".spec.replicas", "-o", "custom-columns=N:.metadata.name,R:.spec.replicas"},
-		{"widgets", "-A", "--sort-by", ".spec.size"},
-		{"flowschemas", "--sort-by", ".spec.matchingPrecedence", "-o", "jsonpath={.items[*].metadata.name}"},
-		{"pods", "web-0", "-n", "columns-e2e", "-o", "jsonpath={.metadata.name} {.spec.containers[*].image}"},
-		{"deployment", "web", "-n", "columns-e2e", "-o", "wide"},
-		// Custom resources as served: defaulted and pruned on read,
-		// selected by the CRD's selectableFields.
-		{"gadgets", "-n", "columns-e2e", "-o", `jsonpath={range .items[*]}{.metadata.name} {.metadata.generation} {.spec}{"\n"}{end}`},
-		{"gadgets", "-A", "-o", "wide", "--field-selector", "spec.color=blue"},
-		{"gadgets", "-A", "--field-selector", "spec.size=3,spec.enabled=true"},
-		{"gadgets", "-A", "--field-selector", "spec.owner=", "-o", "name"},
-		{"gadgets", "-A", "--field-selector", "spec.enabled=false,spec.size!=3", "-o", "custom-columns=N:.metadata.name,CPU:.spec.limits.cpu"},
-		{"gadgets", "-A", "--sort-by", ".spec.size", "-l", "app!=db"},
-	} {
-		k.compare(t, endpoints, args)
-	}
-	// A field that is not selectable: refused by both with the API
-	// server's words.
-	_, kubectlErr, _ := k.output(t, "get", "gadgets", "-A", "--field-selector", "spec.limits.cpu=1")
-	code, _, errOut := runCommand(t, "get", "--endpoints", endpoints, "gadgets", "-A", "--field-selector", "spec.limits.cpu=1")
-	const refused = "field label not supported: spec.limits.cpu\n"
-	if code == 0 || !strings.HasSuffix(errOut, refused) || !strings.HasSuffix(kubectlErr, refused) {
-		t.Errorf("a field that is not selectable: etcdscope (exit %d) %q, kubectl %q, want both to end %q", code, errOut, kubectlErr, refused)
-	}
+		// A field that is not selectable: refused by both with the API
+		// server's words.
+		_, kubectlErr, _ := k.output(t, "get", "gadgets", "-A", "--field-selector", "spec.limits.cpu=1")
+		code, _, errOut := runCommand(t, append([]string{"get", "gadgets", "-A", "--field-selector", "spec.limits.cpu=1"}, conn...)...)
+		const refused = "field label not supported: spec.limits.cpu\n"
+		if code == 0 || !strings.HasSuffix(errOut, refused) || !strings.HasSuffix(kubectlErr, refused) {
+			t.Errorf("a field that is not selectable: etcdscope (exit %d) %q, kubectl %q, want both to end %q", code, errOut, kubectlErr, refused)
+		}
+	})
 }
 
 // defaultedOnRead creates Gadgets under a CRD without defaults, then gives
@@ -132,6 +147,12 @@ func newKubectl(t *testing.T) *kubectl {
 	return &kubectl{path: path, home: t.TempDir()}
 }
 
+// ownCache is k with a home and discovery cache of the test's own, for
+// kubectl run beside k's other users.
+func (k *kubectl) ownCache(t *testing.T) *kubectl {
+	return &kubectl{path: k.path, kubeconfig: k.kubeconfig, home: t.TempDir()}
+}
+
 // output runs kubectl args and returns its stdout, stderr and exit
 // status.
 func (k *kubectl) output(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -158,15 +179,15 @@ func (k *kubectl) run(t *testing.T, args ...string) string {
 	return out
 }
 
-// compare checks that `etcdscope get args` prints what `kubectl get args`
-// prints. The cluster's controllers keep writing: when the two differ,
+// compare checks that `etcdscope get args`, connected by conn, prints what
+// `kubectl get args` prints. The cluster's controllers keep writing: when the two differ,
 // kubectl is asked again, and the state is read again until kubectl
 // prints the same twice in a row around etcdscope's read.
-func (k *kubectl) compare(t *testing.T, endpoints string, args []string) {
+func (k *kubectl) compare(t *testing.T, conn, args []string) {
 	t.Helper()
 	want := k.printed(t, args)
 	for attempt := 0; ; attempt++ {
-		code, out, errOut := runCommand(t, append([]string{"get", "--endpoints", endpoints}, args...)...)
+		code, out, errOut := runCommand(t, append(append([]string{"get"}, conn...), args...)...)
 		got := printed{normalize(args, out), noResources(errOut), code}
 		if got == want {
 			return

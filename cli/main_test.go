@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/etcdscope/etcdscope/embedded/controlplane"
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview/etcdviewtest"
+	"github.com/spf13/cobra"
 )
 
 // runMainEnv makes the test binary behave as the etcdscope binary, so that
@@ -62,8 +64,22 @@ func runCommand(t *testing.T, args ...string) (code int, stdout, stderr string) 
 	root.SetIn(strings.NewReader(""))
 	root.SetOut(&out)
 	root.SetErr(&errOut)
-	code = execute(t.Context(), root, new(atomic.Pointer[syscall.Signal]))
+	code = executeInProcess(t, root)
 	return code, out.String(), errOut.String()
+}
+
+// inProcess is held by the command that runs in the test process: one at a
+// time. get, check members and record set the process's GC percent and
+// memory limit (debug.SetMemoryLimit) for their run and put back what they
+// found; two at once, in tests running in parallel, could put back each
+// other's values and leave the whole test process under a command's limit.
+var inProcess sync.Mutex
+
+// executeInProcess runs root as Main does, on the test's context.
+func executeInProcess(t *testing.T, root *cobra.Command) int {
+	inProcess.Lock()
+	defer inProcess.Unlock()
+	return execute(t.Context(), root, new(atomic.Pointer[syscall.Signal]))
 }
 
 // run runs etcdscope in-process and returns its stdout, failing on a
@@ -213,6 +229,7 @@ func TestVersionNamesWhatItIsBuiltWith(t *testing.T) {
 }
 
 func TestLibraryLogsStayOffStderr(t *testing.T) {
+	t.Parallel()
 	c, cli := etcdtest.StartBundled(t, 3)
 	etcdviewtest.PutKeys(t, cli, []string{"/registry/configmaps/default/a"}, "v")
 	if err := c.StopMember(0); err != nil {

@@ -25,10 +25,11 @@ import (
 // in every format and command that prints an object: no value, plain or
 // base64, nor 8 bytes of one, appears until --show-secrets.
 func TestSecretsWrittenByKubectlAreMaskedEverywhere(t *testing.T) {
+	t.Parallel()
 	k := newKubectl(t)
 	p := startServe(t, "--apiserver", "--members", "1")
 	k.kubeconfig = exportVar(t, p.export, "KUBECONFIG")
-	ep := []string{"--endpoints", exportVar(t, p.export, "ETCDCTL_ENDPOINTS")}
+	ep := p.conn()
 	certFile, keyFile, keyPEM := tlsPair(t)
 	const dockerPassword = "d0cker-Pa55word-77"
 	k.run(t, "apply", "-f", "testdata/mask/secrets.yaml")

@@ -28,14 +28,16 @@ var matrixNamespaces = []string{"default", "kube-system", "team-a"}
 
 // TestMatrixCommandsOnEachServer runs the commands against each etcd release
 // line Kubernetes runs (3.4 to 3.7) and kine, in subtests named for the
-// version. The steps share one server and run in order: the history step
-// compacts, the last one turns authentication on. Where kine answers
-// otherwise than etcd, its subtest asserts what the user is told.
+// version, which run beside each other. The steps share one server and run
+// in order: the history step compacts, the last one turns authentication
+// on. Where kine answers otherwise than etcd, its subtest asserts what the
+// user is told.
 func TestMatrixCommandsOnEachServer(t *testing.T) {
+	t.Parallel()
 	etcdtest.EachServer(t, func(t *testing.T, e etcdtest.Etcd) {
+		t.Parallel()
 		m := &matrixRun{Etcd: e, flag: strings.Join(e.Endpoints, ","), kine: e.Version == "kine"}
 		if e.TLS != nil {
-			useTLS(t, e.TLS)
 			m.tls = tlsFlags(e.TLS)
 		}
 		m.writeConfigMaps(t)
@@ -64,10 +66,15 @@ func TestMatrixCommandsOnEachServer(t *testing.T) {
 type matrixRun struct {
 	etcdtest.Etcd
 	flag    string   // --endpoints
-	tls     []string // the client certificate's flags, for a process of its own
+	tls     []string // the client certificate's flags
 	kine    bool
 	perNS   map[string]int
 	written int64 // the revision the ConfigMaps were written at
+}
+
+// args are etcdscope's connection flags for the server, then args.
+func (m *matrixRun) args(args ...string) []string {
+	return append(append([]string{"--endpoints", m.flag}, m.tls...), args...)
 }
 
 func (m *matrixRun) put(t *testing.T, key, value string) int64 {
@@ -120,7 +127,7 @@ func (m *matrixRun) ls(t *testing.T) {
 		// kine writes /registry/health itself, for its health check.
 		want += "   1  /registry/health\n"
 	}
-	if got := run(t, "--endpoints", m.flag, "ls", "-l", "/registry/"); got != want {
+	if got := run(t, m.args("ls", "-l", "/registry/")...); got != want {
 		t.Errorf("ls -l /registry/ printed %q, want %q", got, want)
 	}
 	var lines []string
@@ -128,10 +135,10 @@ func (m *matrixRun) ls(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("%d  /registry/configmaps/%s/", m.perNS[ns], ns))
 	}
 	want = strings.Join(lines, "\n") + "\n"
-	if got := run(t, "--endpoints", m.flag, "ls", "-l", "/registry/configmaps/"); got != want {
+	if got := run(t, m.args("ls", "-l", "/registry/configmaps/")...); got != want {
 		t.Errorf("ls -l /registry/configmaps/ printed\n%s\nwant\n%s", got, want)
 	}
-	if got := run(t, "--endpoints", m.flag, "ls", "--count", "/registry/configmaps/team-a/"); got != fmt.Sprintln(m.perNS["team-a"]) {
+	if got := run(t, m.args("ls", "--count", "/registry/configmaps/team-a/")...); got != fmt.Sprintln(m.perNS["team-a"]) {
 		t.Errorf("ls --count printed %q, want %d", got, m.perNS["team-a"])
 	}
 }
@@ -143,7 +150,7 @@ func (m *matrixRun) getList(t *testing.T) {
 			Metadata metav1.ObjectMeta `json:"metadata"`
 		} `json:"items"`
 	}
-	out := run(t, "--endpoints", m.flag, "get", "cm", "-A", "-o", "json")
+	out := run(t, m.args("get", "cm", "-A", "-o", "json")...)
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("get cm -A -o json: %v", err)
 	}
@@ -157,7 +164,7 @@ func (m *matrixRun) getList(t *testing.T) {
 			t.Fatalf("item %s/%s after %s/%s: not once each in key order", item.Metadata.Namespace, item.Metadata.Name, prev.Namespace, prev.Name)
 		}
 	}
-	table := strings.Split(strings.TrimSpace(run(t, "--endpoints", m.flag, "get", "cm", "-n", "team-a")), "\n")
+	table := strings.Split(strings.TrimSpace(run(t, m.args("get", "cm", "-n", "team-a")...)), "\n")
 	if len(table) != 1+m.perNS["team-a"] || !strings.HasPrefix(table[0], "NAME") {
 		t.Errorf("get cm -n team-a: %d lines from %q, want a header and %d rows", len(table), table[0], m.perNS["team-a"])
 	}
@@ -168,7 +175,7 @@ func (m *matrixRun) getAtRevision(t *testing.T) {
 	etcdviewtest.Put(t, m.Client, cm)
 	for rev, want := range map[string]string{fmt.Sprint(m.written): "1", "0": "2"} {
 		var got corev1.ConfigMap
-		out := run(t, "--endpoints", m.flag, "get", "cm", "cm-00000", "--rev", rev, "-o", "json")
+		out := run(t, m.args("get", "cm", "cm-00000", "--rev", rev, "-o", "json")...)
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +202,7 @@ func (m *matrixRun) history(t *testing.T) {
 			Change string `json:"change"`
 		} `json:"entries"`
 	}
-	out := run(t, "--endpoints", m.flag, "history", "/registry/pods/default/web-0", "-o", "json", "--all-incarnations")
+	out := run(t, m.args("history", "/registry/pods/default/web-0", "-o", "json", "--all-incarnations")...)
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -206,10 +213,10 @@ func (m *matrixRun) history(t *testing.T) {
 	if strings.Join(changes, " ") != "ADDED DELETED MODIFIED" || doc.CompactedAt != kept {
 		t.Errorf("history %v compacted at %d, want ADDED DELETED MODIFIED compacted at %d", changes, doc.CompactedAt, kept)
 	}
-	if table := run(t, "--endpoints", m.flag, "history", "/registry/pods/default/web-0", "--all-incarnations"); !strings.Contains(table, fmt.Sprintf("before revision %d was compacted", kept)) {
+	if table := run(t, m.args("history", "/registry/pods/default/web-0", "--all-incarnations")...); !strings.Contains(table, fmt.Sprintf("before revision %d was compacted", kept)) {
 		t.Errorf("the history table does not say where compaction cut it:\n%s", table)
 	}
-	table := run(t, "--endpoints", m.flag, "history", "/registry/pods/default/web-0")
+	table := run(t, m.args("history", "/registry/pods/default/web-0")...)
 	if !strings.Contains(table, fmt.Sprintf("an earlier incarnation existed at revision %d", kept)) {
 		t.Errorf("the history of the current incarnation does not say an earlier one exists:\n%s", table)
 	}
@@ -221,7 +228,7 @@ func (m *matrixRun) history(t *testing.T) {
 	// The first version of web-0 is below the compaction: a reader is told
 	// so, not that web-0 did not exist (what kine before 0.17 answered).
 	want := fmt.Sprintf("revision %d has been compacted", kept-1)
-	if msg := runFails(t, "--endpoints", m.flag, "get", "pod", "web-0", "--rev", fmt.Sprint(kept-1)); !strings.Contains(msg, want) {
+	if msg := runFails(t, m.args("get", "pod", "web-0", "--rev", fmt.Sprint(kept-1))...); !strings.Contains(msg, want) {
 		t.Errorf("get --rev below the compaction failed with %q, want %q", msg, want)
 	}
 }
@@ -251,7 +258,7 @@ func (m *matrixRun) compact(t *testing.T, rev int64) {
 func (m *matrixRun) du(t *testing.T) {
 	if m.Version == "3.4" {
 		// Debian's 3.4.23 answers progress requests out of order (etcd#15220).
-		msg := runFails(t, "--endpoints", m.flag, "du", "/registry/pods/", "--history")
+		msg := runFails(t, m.args("du", "/registry/pods/", "--history")...)
 		if !strings.Contains(msg, "cannot be counted live; read a snapshot of it with --db") {
 			t.Errorf("du --history on etcd 3.4 failed with %q, want it to say the revisions cannot be counted live", msg)
 		}
@@ -265,7 +272,7 @@ func (m *matrixRun) du(t *testing.T) {
 			DBSize int64 `json:"dbSize"`
 		} `json:"members"`
 	}
-	if err := json.Unmarshal([]byte(run(t, "--endpoints", m.flag, "du", "/registry/pods/", "--history", "-o", "json")), &doc); err != nil {
+	if err := json.Unmarshal([]byte(run(t, m.args("du", "/registry/pods/", "--history", "-o", "json")...)), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if tr := doc.Tree; tr.Keys != 1 || tr.Revisions != 2 || tr.Tombstones != 1 {
@@ -279,7 +286,7 @@ func (m *matrixRun) du(t *testing.T) {
 	}
 	// kine counts no writes of a key (etcd's version) and has no quota: du
 	// says so rather than show zeros and a forecast against etcd's quota.
-	table := run(t, "--endpoints", m.flag, "du", "/registry/pods/")
+	table := run(t, m.args("du", "/registry/pods/")...)
 	for _, want := range []string{"kine (emulating etcd ", "HOTTEST: not known: kine keeps no count of a key's writes", "kine has no quota"} {
 		if !strings.Contains(table, want) || strings.Contains(table, "forecast:") {
 			t.Errorf("du on kine lacks %q, or forecasts:\n%s", want, table)
@@ -298,7 +305,7 @@ func (m *matrixRun) changes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc changesJSON
-	out := run(t, "--endpoints", m.flag, "changes", "/registry/configmaps/", "--from-rev", fmt.Sprint(from), "-o", "json")
+	out := run(t, m.args("changes", "/registry/configmaps/", "--from-rev", fmt.Sprint(from), "-o", "json")...)
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +324,7 @@ func (m *matrixRun) owners(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "owned", UID: "0b7e5a3c-0000-4000-8000-000000000002", OwnerReferences: ref(rs.UID)}}
 	orphan := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "orphan", Namespace: "owned", UID: "0b7e5a3c-0000-4000-8000-000000000003", OwnerReferences: ref("0b7e5a3c-0000-4000-8000-00000000dead")}}
 	etcdviewtest.Put(t, m.Client, rs, pod, orphan)
-	ep := "--endpoints=" + m.flag
+	ep := m.args()
 	tree := ownersJSON(t, ep, "pod", "web-1", "-n", "owned")
 	if got := tree.Roots; len(got) != 1 || got[0].Kind != "ReplicaSet" || got[0].Name != "web" || len(got[0].Dependents) != 1 || got[0].Dependents[0].Name != "web-1" {
 		t.Errorf("owners of pod web-1: %+v, want it below ReplicaSet web", got)
@@ -330,7 +337,7 @@ func (m *matrixRun) owners(t *testing.T) {
 
 func (m *matrixRun) watch(t *testing.T) {
 	start := m.put(t, "/registry/busy/before", "x") + 1
-	cmd, lines, stderr := startLines(t, append(m.tls, "--endpoints", m.flag, "watch", "/registry/quiet/", "--rev", fmt.Sprint(start), "-o", "json")...)
+	cmd, lines, stderr := startLines(t, m.args("watch", "/registry/quiet/", "--rev", fmt.Sprint(start), "-o", "json")...)
 
 	var got []string
 	expect := func(rev int64) {
@@ -380,7 +387,7 @@ func (m *matrixRun) status(t *testing.T) {
 		} `json:"members"`
 	}
 	rev := m.put(t, "/registry/busy/status", "x")
-	if err := json.Unmarshal([]byte(run(t, "--endpoints", m.flag, "status", "-o", "json")), &doc); err != nil {
+	if err := json.Unmarshal([]byte(run(t, m.args("status", "-o", "json")...)), &doc); err != nil {
 		t.Fatal(err)
 	}
 	server, version := "etcd", m.Version+"."
@@ -391,7 +398,7 @@ func (m *matrixRun) status(t *testing.T) {
 			t.Fatal(err)
 		}
 		server, version = "kine (emulating etcd "+st.Version+")", st.Version
-		table := run(t, "--endpoints", m.flag, "status")
+		table := run(t, m.args("status")...)
 		if want := fmt.Sprintf("%s at %s, revision ", server, m.flag); !strings.HasPrefix(table, want) || strings.Contains(table, "TERM") {
 			t.Errorf("status on kine printed\n%s\nwant it to begin %q, without Raft's columns", table, want)
 		}
@@ -406,13 +413,13 @@ func (m *matrixRun) readOnly(t *testing.T) {
 	if m.kine {
 		// kine serves no Auth API: there is no user to make read-only,
 		// and a user is refused when the client authenticates.
-		if msg := runFails(t, "--endpoints", m.flag, "--user", "viewer:secret", "ls", "/registry/"); !strings.Contains(msg, "it serves no users") || !strings.Contains(msg, "connect without --user") {
+		if msg := runFails(t, m.args("--user", "viewer:secret", "ls", "/registry/")...); !strings.Contains(msg, "it serves no users") || !strings.Contains(msg, "connect without --user") {
 			t.Errorf("--user against kine failed with %q, want it to say kine has no users", msg)
 		}
 		return
 	}
 	etcdtest.EnableReadOnlyUser(t, m.Client)
-	viewer := []string{"--endpoints", m.flag, "--user", etcdtest.ReadOnlyUser + ":" + etcdtest.ReadOnlyPassword}
+	viewer := m.args("--user", etcdtest.ReadOnlyUser+":"+etcdtest.ReadOnlyPassword)
 	// kube-system's ConfigMaps are those the matrix wrote first: the
 	// steps since created and deleted others.
 	if got := run(t, append(viewer, "ls", "--count", "/registry/configmaps/kube-system/")...); got != fmt.Sprintln(m.perNS["kube-system"]) {

@@ -18,21 +18,27 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ownersJSON runs owners args -o json and reads the tree it prints.
-func ownersJSON(t *testing.T, args ...string) ownerTreeDoc {
+// ownersArgs is etcdscope owners connected by conn, with args.
+func ownersArgs(conn []string, args ...string) []string {
+	return append(append([]string{"owners"}, conn...), args...)
+}
+
+// ownersJSON runs owners args -o json on conn and reads the tree it prints.
+func ownersJSON(t *testing.T, conn []string, args ...string) ownerTreeDoc {
 	t.Helper()
 	var doc ownerTreeDoc
-	if err := json.Unmarshal([]byte(run(t, append([]string{"owners", "-o", "json"}, args...)...)), &doc); err != nil {
+	if err := json.Unmarshal([]byte(run(t, ownersArgs(conn, append([]string{"-o", "json"}, args...)...)...)), &doc); err != nil {
 		t.Fatal(err)
 	}
 	return doc
 }
 
-// findingsJSON runs owners --orphans args -o json and reads the findings.
-func findingsJSON(t *testing.T, args ...string) []ownerFindingDoc {
+// findingsJSON runs owners --orphans args -o json on conn and reads the
+// findings.
+func findingsJSON(t *testing.T, conn []string, args ...string) []ownerFindingDoc {
 	t.Helper()
 	var doc ownerFindingsDoc
-	if err := json.Unmarshal([]byte(run(t, append([]string{"owners", "--orphans", "-o", "json"}, args...)...)), &doc); err != nil {
+	if err := json.Unmarshal([]byte(run(t, ownersArgs(conn, append([]string{"--orphans", "-o", "json"}, args...)...)...)), &doc); err != nil {
 		t.Fatal(err)
 	}
 	return doc.Findings
@@ -80,7 +86,7 @@ func TestOwnersOnAKubernetes17DataFile(t *testing.T) {
 		}
 	}
 
-	doc := ownersJSON(t, "--db", db, "po", "pi-dqtsw")
+	doc := ownersJSON(t, []string{"--db", db}, "po", "pi-dqtsw")
 	if len(doc.Roots) != 1 || doc.Revision != 241828 {
 		t.Fatalf("tree of the pod: %+v", doc)
 	}
@@ -91,7 +97,7 @@ func TestOwnersOnAKubernetes17DataFile(t *testing.T) {
 	if p := doc.Roots[0].Dependents[0]; !p.Target || p.Reference == nil || !p.Reference.Controller || p.Reference.State != "owner exists" {
 		t.Errorf("the pod's node %+v, want the target, with a controller reference to an existing owner", p)
 	}
-	if f := findingsJSON(t, "--db", db); len(f) != 0 {
+	if f := findingsJSON(t, []string{"--db", db}); len(f) != 0 {
 		t.Errorf("findings in a healthy store: %+v", f)
 	}
 }
@@ -192,10 +198,11 @@ spec:
 // read at the revision it existed; a foreground deletion held by a
 // dependent's finalizer.
 func TestOwnersFollowsTheGarbageCollector(t *testing.T) {
+	t.Parallel()
 	k := newKubectl(t)
 	p := startServe(t, "--apiserver", "--members", "1")
 	k.kubeconfig = exportVar(t, p.export, "KUBECONFIG")
-	ep := "--endpoints=" + exportVar(t, p.export, "ETCDCTL_ENDPOINTS")
+	ep := p.conn()
 
 	k.run(t, "apply", "-f", writeOwnersManifest(t, "deploy.yaml", ownersDeployment))
 	rs, pods := waitOwned(t, k, "")
@@ -207,7 +214,7 @@ func TestOwnersFollowsTheGarbageCollector(t *testing.T) {
 		if len(doc.Roots) != 1 || !slices.Equal(doc.Roots[0].path(), want) || len(doc.Roots[0].Dependents[0].Dependents) != 1 {
 			t.Errorf("tree of a pod: %+v, want the one path %q", doc.Roots, want)
 		}
-		out := run(t, "owners", ep, "deploy", "owners-web")
+		out := run(t, ownersArgs(ep, "deploy", "owners-web")...)
 		for _, w := range []string{"Deployment/owners-web", "└─ ReplicaSet/" + rs.Name, "├─ Pod/" + pods[0].Name, "└─ Pod/" + pods[1].Name} {
 			if !strings.Contains(out, w) {
 				t.Errorf("tree lacks %q:\n%s", w, out)
@@ -243,7 +250,7 @@ func TestOwnersFollowsTheGarbageCollector(t *testing.T) {
 	k.run(t, "delete", "rs", again.Name, "--cascade=orphan")
 	waitUntil(t, "deletion of the ReplicaSet", func() bool { return gone(t, k, "rs", again.Name) })
 	t.Run("Pods whose ReplicaSet was deleted with --cascade=orphan own themselves", func(t *testing.T) {
-		code, out, errOut := runCommand(t, "owners", ep, "pod", pods[0].Name)
+		code, out, errOut := runCommand(t, ownersArgs(ep, "pod", pods[0].Name)...)
 		if code != 0 || !strings.Contains(errOut, "has no ownerReferences") || strings.Count(out, "\n") != 2 {
 			t.Errorf("owners of a released pod: exit %d\n%s%s", code, out, errOut)
 		}
@@ -280,7 +287,7 @@ func waitOwned(t *testing.T, k *kubectl, old string) (rs metav1.PartialObjectMet
 
 // checkWorkload checks the tree of the ReplicaSet: from the Deployment
 // (nil: none, the ReplicaSet is the root) down to its Pods, by uid.
-func checkWorkload(t *testing.T, ep string, deploy *metav1.PartialObjectMetadata, rs metav1.PartialObjectMetadata, pods []metav1.PartialObjectMetadata) {
+func checkWorkload(t *testing.T, ep []string, deploy *metav1.PartialObjectMetadata, rs metav1.PartialObjectMetadata, pods []metav1.PartialObjectMetadata) {
 	t.Helper()
 	doc := ownersJSON(t, ep, "rs", rs.Name)
 	if len(doc.Roots) != 1 {
@@ -323,7 +330,7 @@ metadata:
 // checkOrphan creates a ConfigMap owned by a uid no object has: --orphans
 // lists it at the revision it was created at, the collector deletes it,
 // and at the newest revision nothing is left to list.
-func checkOrphan(t *testing.T, k *kubectl, ep string) {
+func checkOrphan(t *testing.T, k *kubectl, ep []string) {
 	rv := k.run(t, "create", "-f", writeOwnersManifest(t, "orphan.yaml", ownersOrphan), "-o", "jsonpath={.metadata.resourceVersion}")
 	waitUntil(t, "deletion of the orphan by the garbage collector", func() bool { return gone(t, k, "cm", "owners-orphan") })
 
@@ -343,7 +350,7 @@ func checkOrphan(t *testing.T, k *kubectl, ep string) {
 	if f := findingsJSON(t, ep, "-n", "default"); len(f) != 0 {
 		t.Errorf("findings after the collector deleted the orphan: %+v", f)
 	}
-	if msg := runFails(t, "owners", ep, "cm", "owners-orphan"); !strings.Contains(msg, `configmaps "owners-orphan" not found`) {
+	if msg := runFails(t, ownersArgs(ep, "cm", "owners-orphan")...); !strings.Contains(msg, `configmaps "owners-orphan" not found`) {
 		t.Errorf("owners of the deleted orphan: %s", msg)
 	}
 }
@@ -362,7 +369,7 @@ spec: {containers: [{name: c, image: nginx:1.27}]}
 // checkBlocked deletes a ConfigMap in the foreground while a Pod it owns,
 // with blockOwnerDeletion, is held by a finalizer of its own: the owner
 // waits, the Pod blocks it, until the finalizer goes.
-func checkBlocked(t *testing.T, k *kubectl, ep string) {
+func checkBlocked(t *testing.T, k *kubectl, ep []string) {
 	k.run(t, "create", "configmap", "owners-owner")
 	uid := kubeObjects(t, k, "cm", "owners-owner")[0].UID
 	k.run(t, "create", "-f", writeOwnersManifest(t, "blocker.yaml", fmt.Sprintf(ownersBlocker, uid)))
@@ -385,7 +392,7 @@ func checkBlocked(t *testing.T, k *kubectl, ep string) {
 	if len(got) != 2 {
 		t.Errorf("findings %v, want the owner's and the blocker's", got)
 	}
-	out := run(t, "owners", ep, "cm", "owners-owner")
+	out := run(t, ownersArgs(ep, "cm", "owners-owner")...)
 	if !strings.Contains(out, "this object; deleting since") || !strings.Contains(out, "(finalizers: foregroundDeletion)") ||
 		!strings.Contains(out, "└─ Pod/owners-blocker") || !strings.Contains(out, "blocks its owner's foreground deletion") {
 		t.Errorf("tree of the waiting owner:\n%s", out)

@@ -33,10 +33,11 @@ const restoredKinds = "serviceaccounts,roles,rolebindings,configmaps,secrets,ser
 // without --show-secrets, one deleted object restored by RESOURCE NAME,
 // and a compacted revision refused with the oldest one that can be.
 func TestRestoreBringsBackADeletedNamespace(t *testing.T) {
+	t.Parallel()
 	k := newKubectl(t)
 	p := startServe(t, "--apiserver", "--members", "1")
 	k.kubeconfig = exportVar(t, p.export, "KUBECONFIG")
-	ep := []string{"--endpoints", exportVar(t, p.export, "ETCDCTL_ENDPOINTS")}
+	ep := p.conn()
 	k.run(t, "apply", "-f", "testdata/restore/crd.yaml")
 	k.run(t, "wait", "--for", "condition=established", "--timeout", "60s", "crd/backups.restore.etcdscope.io")
 	k.run(t, "apply", "-f", "testdata/restore/namespace.yaml")

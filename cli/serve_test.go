@@ -20,6 +20,7 @@ import (
 )
 
 func TestServeWithDebianEtcdctl(t *testing.T) {
+	t.Parallel()
 	bin := etcdtest.Etcdctl(t)
 	kept := filepath.Join(t.TempDir(), "data dir")
 	tests := []struct {
@@ -55,6 +56,7 @@ func TestServeWithDebianEtcdctl(t *testing.T) {
 }
 
 func TestServeWithAPIServerAndKubectl(t *testing.T) {
+	t.Parallel()
 	const kubectl = "/usr/bin/kubectl"
 	if _, err := os.Stat(kubectl); err != nil {
 		if os.Getenv("ETCDSCOPE_REQUIRE_KUBECTL") == "1" {
@@ -83,12 +85,13 @@ func TestServeWithAPIServerAndKubectl(t *testing.T) {
 
 // serveProcess is a running `etcdscope serve`.
 type serveProcess struct {
-	cmd     *exec.Cmd
-	export  string // the line it printed for a shell
-	dataDir string
-	notices string             // what it wrote to stderr before its status line
-	tls     *embedded.TLSFiles // the client certificate the line names
-	exited  chan struct{}      // closed when the process has been waited for
+	cmd       *exec.Cmd
+	export    string // the line it printed for a shell
+	endpoints string // the line's ETCDCTL_ENDPOINTS
+	dataDir   string
+	notices   string             // what it wrote to stderr before its status line
+	tls       *embedded.TLSFiles // the client certificate the line names
+	exited    chan struct{}      // closed when the process has been waited for
 }
 
 var dataDirLine = regexp.MustCompile(`data in (.+), etcd logs`)
@@ -149,9 +152,14 @@ func startServe(t *testing.T, args ...string) *serveProcess {
 	if m == nil {
 		t.Fatalf("serve's status line %q names no data dir", l.err)
 	}
-	p := &serveProcess{cmd: cmd, export: export, dataDir: m[1], notices: l.before, tls: exportedTLS(t, export), exited: exited}
-	useTLS(t, p.tls)
-	return p
+	return &serveProcess{cmd: cmd, export: export, endpoints: exportVar(t, export, "ETCDCTL_ENDPOINTS"), dataDir: m[1],
+		notices: l.before, tls: exportedTLS(t, export), exited: exited}
+}
+
+// conn is what the export line's variables say, as flags: for etcdscope
+// run in-process, whose environment the tests running beside it share.
+func (p *serveProcess) conn() []string {
+	return append([]string{"--endpoints", p.endpoints}, tlsFlags(p.tls)...)
 }
 
 // exportedTLS reads the client certificate's files from the line serve

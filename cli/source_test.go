@@ -10,8 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -153,7 +151,7 @@ func runOnTTY(t *testing.T, args ...string) string {
 	root.SetIn(strings.NewReader(""))
 	root.SetOut(io.Discard)
 	root.SetErr(tty)
-	code := execute(t.Context(), root, new(atomic.Pointer[syscall.Signal]))
+	code := executeInProcess(t, root)
 	tty.Close()
 	// After the last close of the terminal the master reads what is left,
 	// then EIO.

@@ -24,6 +24,7 @@ import (
 // GODEBUG=inittrace=1: each package's init writes a line to stderr as it
 // ends, so the last of those writes marks the end of the inits.
 func TestLightCommandsTouchOnlyTheirSourceAtStart(t *testing.T) {
+	t.Parallel()
 	strace := lookStrace(t)
 	file := filepath.Join(t.TempDir(), "not-a-data-file")
 	if err := os.WriteFile(file, []byte("not a data file\n"), 0o600); err != nil {
