@@ -99,7 +99,8 @@ func TestARecordingOfARollingUpdateReplays(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(t.TempDir(), "rollout.db")
 	s := startTUI(t, "--data-dir", dir, "--demo-nodes", "1", "--record", path)
-	waitLong(t, s, "3/3 members up", "control plane ready", "· record /tmp/")
+	// The header names the file; a long path may be cut at the screen's edge.
+	waitLong(t, s, "3/3 members up", "control plane ready", "· record "+path[:min(len(path), 5)])
 	k.kubeconfig = filepath.Join(dir, "kubeconfig")
 	k.run(t, "wait", "--for=create", "--timeout=50s", "-n", "kube-system", "deployment/coredns")
 	k.run(t, "-n", "kube-system", "rollout", "status", "deployment/coredns", "--timeout=50s")
