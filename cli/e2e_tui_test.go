@@ -161,10 +161,16 @@ func bundledClient(t *testing.T, dir string) *clientv3.Client {
 	return cli
 }
 
+// webPod is a Pod the tests write straight into etcd, which no controller
+// of the bundled control plane touches: bound to no node (kube-controller-
+// manager's PodGC deletes a Pod bound to a node that does not exist, 40 to
+// 60 s after it starts, which made TestTUIRestoreEndToEnd lose its Pod on a
+// loaded machine) and left to a scheduler that does not run (kube-scheduler
+// takes only the Pods of its own schedulerName).
 func webPod(image string, phase corev1.PodPhase) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-0", UID: "6f1d3c1a-0000-4000-8000-000000000001", Labels: map[string]string{"app": "web"}},
-		Spec:       corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "web", Image: image}}},
+		Spec:       corev1.PodSpec{SchedulerName: "by-hand", Containers: []corev1.Container{{Name: "web", Image: image}}},
 		Status:     corev1.PodStatus{Phase: phase, PodIP: "10.244.0.7"},
 	}
 }
