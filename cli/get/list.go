@@ -138,11 +138,11 @@ func (l *lister) memoryLimit() int64 {
 
 // buffers recycles the chunks' output, from a few hundred KiB (250 Pods as
 // YAML) to more than a MiB (as JSON): a new one grows by doubling and is
-// zeroed by the allocator each time. A sync.Pool would drop them at every
-// other collection, and under listMemoryLimit the collector runs every few
-// chunks: regrowing them was a third of what `get -o json` allocated, and
-// made it 19% slower at 80 MiB than at 112. The list keeps as many as can
-// be in flight.
+// zeroed by the allocator each time. A sync.Pool drops them at every other
+// collection, and under a list's memory limit the collector runs every few
+// chunks (-o json at 80 MiB: 2.65 s with the pool, 2.50 with this list, on
+// 100k Pods). The list keeps as many as can be in flight; fewer (GOMAXPROCS
+// + 1) regrew them again (2.84 s).
 type buffers chan []byte
 
 func newBuffers() buffers {
