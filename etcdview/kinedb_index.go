@@ -29,7 +29,16 @@ func (f *KineFile) keys(ctx context.Context) (*keyIndex, error) {
 // a deletion comes from kine's index on (id, deleted), the deletions only.
 // Both are read from the file's pages where they can be (kinePages), else
 // with SQL.
+//
+// A recording, with no index on names, has its rows read from its table
+// instead, with its deletions, and its names from etcdscope_keys (chains).
 func (f *KineFile) buildIndex(ctx context.Context) (keyIndex, error) {
+	if f.paged != nil && f.paged.byName == 0 && f.paged.latest != 0 {
+		x, err := f.indexFromTable(ctx)
+		if !errors.Is(err, errNotPaged) {
+			return x, err
+		}
+	}
 	dead, err := f.deadIDs(ctx)
 	if err != nil {
 		return keyIndex{}, err
@@ -64,6 +73,30 @@ func (f *KineFile) buildIndex(ctx context.Context) (keyIndex, error) {
 		}
 	}
 	if err := rows.Err(); err != nil {
+		return keyIndex{}, err
+	}
+	b.x.closeEntry()
+	return b.x, nil
+}
+
+// indexFromTable builds a recording's index from the chains of its keys'
+// rows, and keeps the deletions for deadIDs.
+func (f *KineFile) indexFromTable(ctx context.Context) (keyIndex, error) {
+	t, err := f.paged.tableChains(ctx)
+	if err != nil {
+		return keyIndex{}, err
+	}
+	f.deadMu.Lock()
+	if !f.deadRead {
+		f.dead, f.deadRead = t.dead, true
+	}
+	f.deadMu.Unlock()
+	x, err := f.sizedIndex(ctx)
+	if err != nil {
+		return keyIndex{}, err
+	}
+	b := indexBuild{x: x, dead: t.dead}
+	if err := t.inNameOrder(ctx, f.paged, b.add); err != nil {
 		return keyIndex{}, err
 	}
 	b.x.closeEntry()

@@ -50,9 +50,11 @@ func (f *KineFile) Count(ctx context.Context, prefix string, rev int64) (int64, 
 
 // eachLive calls fn with each key below prefix that exists at rev, in
 // order, from the pages, and sets *at to the revision read. errNotPaged
-// when the key index is built already, or the pages cannot be read.
+// when the key index is built already, or the pages cannot be read: a
+// file without kine's index on names (a recording) lists its last
+// revision alone from them, from its table of each key's last row.
 func (f *KineFile) eachLive(ctx context.Context, prefix string, rev int64, at *int64, fn func(key []byte)) error {
-	if f.paged == nil || f.paged.byName == 0 || f.indexed.Load() {
+	if f.paged == nil || f.paged.byName == 0 && f.paged.latest == 0 || f.indexed.Load() {
 		return errNotPaged
 	}
 	key, end := prefixRange(prefix)
@@ -60,17 +62,28 @@ func (f *KineFile) eachLive(ctx context.Context, prefix string, rev int64, at *i
 	if err != nil {
 		return fmt.Errorf("read %s: %w", describeRange(key, end), err)
 	}
+	if f.paged.byName == 0 {
+		if rev != f.rev {
+			return errNotPaged
+		}
+		*at = rev
+		return pagedError(f.path, f.paged.latestLive(ctx, key, end, fn))
+	}
 	*at = rev
 	dead, err := f.deadIDs(ctx)
 	if err != nil {
 		return err
 	}
-	if err := f.paged.live(ctx, key, end, rev, dead, fn); err != nil && !errors.Is(err, errNotPaged) {
-		return kineError(f.path, err)
-	} else if err != nil {
-		return err
+	return pagedError(f.path, f.paged.live(ctx, key, end, rev, dead, fn))
+}
+
+// pagedError is the error of a read from the pages: errNotPaged as it
+// is, to be read again with SQL, any other as the file's.
+func pagedError(path string, err error) error {
+	if err != nil && !errors.Is(err, errNotPaged) {
+		return kineError(path, err)
 	}
-	return nil
+	return err
 }
 
 // live walks kine's index on names from key, and calls fn with each name

@@ -27,6 +27,10 @@ type kinePages struct {
 	// byName is the root of an index on (name) or (name, id), whose
 	// entries end with the rowid; byID one on (id, deleted). 0: none.
 	byName, byID uint32
+	// latest is the root of a recording's etcdscope_keys (package
+	// record): each name's last row, and whether it deletes the key, in
+	// name order. 0: none.
+	latest uint32
 }
 
 // errNotPaged says a read from the pages met what only SQL reads as kine
@@ -90,9 +94,13 @@ func pagesOf(ctx context.Context, db *sql.DB, fh *os.File) (*kinePages, error) {
 		switch {
 		case o.Type == "table" && o.Name == "kine":
 			p.table = o.Root
+		case o.Type == "table" && o.Name == "etcdscope_keys" && o.Root != 0:
+			if latestTable(ctx, db) {
+				p.latest = o.Root
+			}
 		case o.Type != "index" || o.Table != "kine" || o.Root == 0:
 		default:
-			cols, err := indexColumns(ctx, db, o.Name)
+			cols, err := indexColumns(ctx, db, "kine", o.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -143,12 +151,40 @@ func checkKineTable(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// indexColumns are the key columns of the index, or nil when its entries
-// are not in the order of the columns' bytes: partial, on an expression,
-// descending or of another collation than BINARY.
-func indexColumns(ctx context.Context, db *sql.DB, index string) ([]string, error) {
+// latestTable says whether etcdscope_keys is a recording's: a table
+// without rowid of (name, id, deleted), its name the primary key in
+// binary order, whose records are those columns in that order.
+func latestTable(ctx context.Context, db *sql.DB) bool {
+	var withoutRowid int
+	if err := db.QueryRowContext(ctx, `SELECT wr FROM pragma_table_list WHERE name = 'etcdscope_keys' AND schema = 'main'`).Scan(&withoutRowid); err != nil || withoutRowid == 0 {
+		return false
+	}
+	cols, err := indexColumns(ctx, db, "etcdscope_keys", "sqlite_autoindex_etcdscope_keys_1")
+	if err != nil || !slices.Equal(cols, []string{"name"}) {
+		return false
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info('etcdscope_keys') ORDER BY cid`)
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name string
+		if rows.Scan(&name) != nil {
+			return false
+		}
+		names = append(names, name)
+	}
+	return rows.Err() == nil && slices.Equal(names, []string{"name", "id", "deleted"})
+}
+
+// indexColumns are the key columns of the index of table, or nil when its
+// entries are not in the order of the columns' bytes: partial, on an
+// expression, descending or of another collation than BINARY.
+func indexColumns(ctx context.Context, db *sql.DB, table, index string) ([]string, error) {
 	var partial int
-	if err := db.QueryRowContext(ctx, `SELECT partial FROM pragma_index_list('kine') WHERE name = ?`, index).Scan(&partial); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT partial FROM pragma_index_list(?) WHERE name = ?`, table, index).Scan(&partial); err != nil {
 		return nil, err
 	}
 	rows, err := db.QueryContext(ctx, `SELECT name, desc, coll FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno`, index)
@@ -314,4 +350,38 @@ func (c *canceled) check(ctx context.Context) error {
 		return ctx.Err()
 	}
 	return nil
+}
+
+// latestLive walks a recording's etcdscope_keys from key, and calls fn
+// with each name in [key, end) whose last row is not a deletion: the keys
+// that exist at the file's last revision, as live finds them there.
+func (p *kinePages) latestLive(ctx context.Context, key, end string, fn func(key []byte)) error {
+	var c canceled
+	stop := errors.New("past the range")
+	err := p.file.IndexFrom(p.latest, []byte(key), func(r *sqlitefile.Record) error {
+		if err := c.check(ctx); err != nil {
+			return err
+		}
+		name, kind, err := r.Bytes(0)
+		if err != nil {
+			return err
+		}
+		deleted, ok, err := r.Int(2)
+		switch {
+		case err != nil:
+			return err
+		case kind != sqlitefile.Text || !ok || r.Columns() != 3:
+			// The writer binds text and integers: SQL reads anything else.
+			return errNotPaged
+		case end != "\x00" && string(name) >= end:
+			return stop
+		case deleted == 0 && !kineInternal(name):
+			fn(name)
+		}
+		return nil
+	})
+	if errors.Is(err, stop) {
+		return nil
+	}
+	return err
 }

@@ -108,28 +108,52 @@ func currentByNames(t *testing.T, f *KineFile) map[string]int64 {
 	return cur
 }
 
+// asRecording is a copy of the kine file at path as a recording writes it
+// (package record): none of kine's indexes on names or ids, and
+// etcdscope_keys, each key's last row.
+func asRecording(t *testing.T, path string) string {
+	t.Helper()
+	recording := checkpointed(t, path, "recording.db")
+	writeSQLite(t, recording, "DROP INDEX kine_name_index", "DROP INDEX kine_name_id_index", "DROP INDEX kine_id_deleted_index",
+		"DROP INDEX kine_name_prev_revision_uindex",
+		`CREATE TABLE etcdscope_keys (name TEXT PRIMARY KEY, id INTEGER NOT NULL, deleted INTEGER NOT NULL) WITHOUT ROWID`,
+		`INSERT INTO etcdscope_keys SELECT k.name, k.id, k.deleted FROM kine AS k JOIN (SELECT MAX(id) AS id FROM kine GROUP BY name) AS m ON k.id = m.id`)
+	return recording
+}
+
 // TestKinePagesReadWhatSQLReads reads files a real kine wrote (history,
 // deletions, a compaction; values spilling onto overflow pages) from
 // their pages and with SQL: the same key index, every key with every
 // revision and deletion, and the same scan records, in spans of every
 // size, below every prefix. The keys a scan finds current by the rows
-// each row names are those the key index finds by their names. Not
+// each row names are those the key index finds by their names. One of the
+// files has none of kine's indexes on names or ids, as a recording
+// (package record): its names and deletions are read from the table. Not
 // parallel: it sets kineSpan.
 func TestKinePagesReadWhatSQLReads(t *testing.T) {
 	defer func(n int64) { kineSpan = n }(kineSpan)
-	files := map[string]string{"the fixture": writeKineFixture(t).path, "the small file": smallKineFile(t)}
+	fixture := writeKineFixture(t).path
+	recording := asRecording(t, fixture)
+	files := map[string]string{"the fixture": fixture, "the small file": smallKineFile(t), "the fixture as a recording": recording}
 	for name, path := range files {
+		indexed := path != recording
 		path := checkpointed(t, path, "state.db")
 		t.Run(name, func(t *testing.T) {
 			f, g := openKine(t, path), withSQL(t, path)
-			if f.paged == nil || f.paged.byName == 0 || f.paged.byID == 0 {
-				t.Fatalf("kine's file is not read from its pages: %+v", f.paged)
+			if f.paged == nil || (f.paged.byName != 0 && f.paged.byID != 0) != indexed || f.paged.latest != 0 == indexed {
+				t.Fatalf("kine's file is not read from its pages as its indexes say: %+v", f.paged)
+			}
+			if !indexed {
+				// The chains are read, not SQL as a fall-back.
+				if _, err := f.indexFromTable(testCtx(t)); err != nil {
+					t.Fatalf("the recording's key index from its chains: %v", err)
+				}
 			}
 			got, want := indexEntries(t, f), indexEntries(t, g)
 			if len(want) < 10 || !slices.EqualFunc(got, want, func(a, b indexEntry) bool { return a.key == b.key && slices.Equal(a.revs, b.revs) }) {
 				t.Errorf("the key index: %d keys from the pages, %d with SQL, differing", len(got), len(want))
 			}
-			dead, err := f.deletions(testCtx(t))
+			dead, err := f.deadIDs(testCtx(t))
 			deadSQL, errSQL := g.deletions(testCtx(t))
 			if err != nil || errSQL != nil || len(deadSQL) == 0 || !slices.Equal(dead, deadSQL) {
 				t.Errorf("deletions: %v, %v from the pages; %v, %v with SQL", dead, err, deadSQL, errSQL)
@@ -208,17 +232,30 @@ func sameLevel(a, b Level) bool {
 // and by skip-scan over the key index SQL builds: the same children with
 // the same counts, and the same Count of each prefix. Once its own key
 // index is built, the file reads levels from it, and they are the same.
+//
+// A file as a recording writes it (package record), with no index on names
+// but a table of each key's last row, lists its last revision from that
+// table, and its other revisions from the key index.
 func TestKineLevelsFromThePagesAreTheKeyIndexs(t *testing.T) {
 	fx := writeKineFixture(t)
-	files := map[string]string{"the fixture": fx.path, "the small file": smallKineFile(t)}
+	recording := asRecording(t, fx.path)
+	files := map[string]string{"the fixture": fx.path, "the small file": smallKineFile(t), "the fixture as a recording": recording}
 	prefixes := []string{"", "/", "/registry", "/registry/", kineCMs, kineCMs + "ns-1/", kineCMs + "ns-1/cm-1",
 		kineCMs + "ns-1/cm-10", "/registry/leases/kube-node-lease/", "/registry/health", "/nothing/", "\xff"}
 	for name, path := range files {
+		isRecording := path == recording
 		path := checkpointed(t, path, "state.db")
 		t.Run(name, func(t *testing.T) {
 			f, g := openKine(t, path), withSQL(t, path)
+			if isRecording != (f.paged.latest != 0 && f.paged.byName == 0) {
+				t.Fatalf("kine's file is not read from its pages as its indexes say: %+v", f.paged)
+			}
 			revs := []int64{0, f.rev, f.compacted, (f.compacted + f.rev) / 2, f.compacted - 1}
 			compare := func(paged bool) {
+				revs := revs
+				if paged && isRecording {
+					revs = revs[:2]
+				}
 				for _, rev := range revs {
 					for _, prefix := range prefixes {
 						got, err := levelWithCounts(t, f, prefix, rev)
@@ -252,5 +289,22 @@ func TestKineLevelsFromThePagesAreTheKeyIndexs(t *testing.T) {
 			indexEntries(t, f)
 			compare(false)
 		})
+	}
+}
+
+// TestARecordingWhoseChainsMissRowsIsReadWithSQL: a recording a row of
+// which its key's chain does not reach (a writer other than the recorder
+// wrote it) has its key index read with SQL, every row in it.
+func TestARecordingWhoseChainsMissRowsIsReadWithSQL(t *testing.T) {
+	t.Parallel()
+	path := asRecording(t, smallKineFile(t))
+	writeSQLite(t, path, `UPDATE kine SET prev_revision = 0 WHERE id = (SELECT MAX(id) FROM kine WHERE prev_revision > 0 AND deleted = 0)`)
+	f, g := openKine(t, path), withSQL(t, path)
+	if _, err := f.indexFromTable(testCtx(t)); !errors.Is(err, errNotPaged) {
+		t.Errorf("the key index from chains that miss a row: %v, want it read with SQL", err)
+	}
+	got, want := indexEntries(t, f), indexEntries(t, g)
+	if len(want) < 10 || !slices.EqualFunc(got, want, func(a, b indexEntry) bool { return a.key == b.key && slices.Equal(a.revs, b.revs) }) {
+		t.Errorf("the key index: %d keys, %d with SQL, differing", len(got), len(want))
 	}
 }

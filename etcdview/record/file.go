@@ -30,17 +30,23 @@
 // Size. Written as kine writes its files, a recording was 3.70 bytes of file
 // per byte of the keys and values it holds (1.81 for the bench fill's
 // stream of TestAFileHoldsLittleMoreThanItsKeysAndValues): old_value
-// repeats the previous value in every update and deletion row, five of
-// kine's six indexes repeat each row's name or id, etcdscope_revisions
-// held a row for every row, and 4 KiB pages hold two or three rows of a
-// Pod's size and leave the rest. So a recording leaves old_value NULL (the
-// row before is in the file: KineFile's replay takes its value), keeps
-// kine's index on name alone (the writer finds a key's last row with it,
-// and KineFile reads names from it), writes a row of etcdscope_revisions
-// only where the revision is not the id or the time changed (once a
-// transaction), and has 32 KiB pages: 1.20 for that stream at 100k keys.
-// kine serving a recording creates its other indexes itself, and its
-// watch gives empty previous values.
+// repeats the previous value in every update and deletion row, kine's six
+// indexes repeat each row's name or id, etcdscope_revisions held a row for
+// every row, and 4 KiB pages hold two or three rows of a Pod's size and
+// leave the rest. So a recording leaves old_value NULL (the row before is
+// in the file: KineFile's replay takes its value), writes a row of
+// etcdscope_revisions only where the revision is not the id or the time
+// changed (once a transaction), and has 32 KiB pages. And it keeps none of
+// kine's indexes: the one on names alone, the least a writer needs to find
+// a key's last row, was 0.19-0.22 bytes per byte held for values of 300
+// bytes (an entry a row, its pages split at random), where the goal is
+// 1.2 in all. etcdscope_keys holds each key's last row instead, an entry
+// a key: a cluster writes the same keys again and again (leases, status),
+// and the bench's writers some 400k revisions of 16,000 keys. KineFile
+// reads the names from the table itself, in the walk that reads the
+// deletions (it read them from the table already), and kine serving a
+// recording creates its indexes itself; its watch gives empty previous
+// values.
 package record
 
 import (
@@ -59,30 +65,39 @@ import (
 	_ "modernc.org/sqlite" // registers the driver "sqlite"
 )
 
-// kineSchema is kine v0.17.5's table (pkg/drivers/sqlite) and the one of
-// its indexes a recording needs: (name, id), which finds a key's rows, for
-// the writer the last one. kine's other five each repeat a name or an id of
-// every row, for queries of kine's own: kine creates them itself when it
-// opens the file (its setup runs its CREATE INDEX IF NOT EXISTS), and
-// KineFile reads without them.
+// kineSchema is kine v0.17.5's table (pkg/drivers/sqlite), without its
+// indexes (see the package comment): kine creates them itself when it
+// opens the file (its setup runs its CREATE INDEX IF NOT EXISTS). A
+// partial index of one entry finds the row kine keeps its compaction
+// revision in, which the writer and KineFile read at every start.
 var kineSchema = []string{
 	`CREATE TABLE IF NOT EXISTS kine (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, created INTEGER, deleted INTEGER,
 		create_revision INTEGER, prev_revision INTEGER, lease INTEGER, value BLOB, old_value BLOB)`,
-	`CREATE INDEX IF NOT EXISTS kine_name_index ON kine (name)`,
+	`CREATE INDEX IF NOT EXISTS etcdscope_compact_index ON kine (name) WHERE name = 'compact_rev_key'`,
 }
 
 // ownSchema is etcdscope's tables beside kine's, which kine ignores:
 // etcd's revision of a row and when it arrived, for the rows whose
 // revision is not their id or whose time is not the row's before (see
 // tx.revision; NULL for the rows of a snapshot, written before the
-// recording saw them), the gaps, and the recording's own state (its
-// prefix, and the revision it is whole up to).
+// recording saw them), the gaps, the recording's own state (its prefix,
+// and the revision it is whole up to), and the id of each key's last row
+// (keysSchema).
 var ownSchema = []string{
 	`CREATE TABLE IF NOT EXISTS etcdscope_revisions (id INTEGER PRIMARY KEY, revision INTEGER NOT NULL, unix_nano INTEGER)`,
 	`CREATE TABLE IF NOT EXISTS etcdscope_gaps (from_revision INTEGER NOT NULL, to_revision INTEGER NOT NULL,
 		unix_nano INTEGER NOT NULL, written INTEGER NOT NULL, deleted INTEGER NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS etcdscope_record (name TEXT PRIMARY KEY, value)`,
+	keysSchema,
 }
+
+// keysSchema is the table of each key's last row, and whether it deletes
+// the key: the row the writer's next row of the key follows (prevSQL),
+// the file's live keys (liveKeys), and KineFile's listing of its last
+// revision (kinePages.latest), which has no other index on names to read.
+// A deleted key keeps its deletion row, as kine's table does.
+const keysSchema = `CREATE TABLE IF NOT EXISTS etcdscope_keys (name TEXT PRIMARY KEY, id INTEGER NOT NULL, deleted INTEGER NOT NULL)
+	WITHOUT ROWID`
 
 // File is a recording open for writing, by this process alone.
 type File struct {
@@ -99,7 +114,7 @@ type File struct {
 	// revision (see the package comment).
 	last, shift int64
 	// Statements prepared for every transaction (see tx).
-	taken, prev, row, rev *sql.Stmt
+	taken, prev, row, rev, key *sql.Stmt
 }
 
 // Open opens the recording at path for writing, creating it, or resuming
@@ -206,6 +221,9 @@ func (f *File) load(ctx context.Context, fresh bool) error {
 	case prefix.String != f.prefix:
 		return fmt.Errorf("records the prefix %q, not %q: record it to another file", prefix.String, f.prefix)
 	}
+	if err := f.upgrade(ctx); err != nil {
+		return sqliteError(err)
+	}
 	var head, last, lastRev sql.NullInt64
 	err = f.db.QueryRowContext(ctx, `SELECT (SELECT value FROM etcdscope_record WHERE name = 'head'), (SELECT MAX(id) FROM kine),
 		(SELECT revision FROM etcdscope_revisions WHERE id = (SELECT MAX(id) FROM kine))`).Scan(&head, &last, &lastRev)
@@ -218,6 +236,44 @@ func (f *File) load(ctx context.Context, fresh bool) error {
 		f.shift = f.last - lastRev.Int64
 	}
 	return nil
+}
+
+// upgrade gives a recording written before etcdscope_keys (with kine's
+// index on names instead, which stays) that table, filled with the last
+// row of each key, and the schema's other objects it lacks.
+func (f *File) upgrade(ctx context.Context) error {
+	has, err := f.hasKeys(ctx)
+	if err != nil || has {
+		return err
+	}
+	tx, err := f.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, s := range f.schema() {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO etcdscope_keys (name, id, deleted)
+		SELECT k.name, k.id, COALESCE(k.deleted, 0) FROM kine AS k JOIN
+			(SELECT MAX(id) AS id FROM kine WHERE name IS NOT NULL AND name != 'compact_rev_key' GROUP BY name) AS m ON k.id = m.id`)
+	if err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// hasKeys says whether the recording has its table etcdscope_keys.
+func (f *File) hasKeys(ctx context.Context) (bool, error) {
+	if f.pg != nil {
+		n, err := pgsql.Tables(ctx, f.db, "etcdscope_keys")
+		return n > 0, err
+	}
+	var n int
+	err := f.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'etcdscope_keys'`).Scan(&n)
+	return n > 0, err
 }
 
 func (f *File) create(ctx context.Context) error {

@@ -29,6 +29,7 @@ var pgOwnSchema = []string{
 	`CREATE TABLE IF NOT EXISTS etcdscope_gaps (from_revision BIGINT NOT NULL, to_revision BIGINT NOT NULL,
 		unix_nano BIGINT NOT NULL, written INTEGER NOT NULL, deleted INTEGER NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS etcdscope_record (name TEXT PRIMARY KEY, value TEXT)`,
+	`CREATE TABLE IF NOT EXISTS etcdscope_keys (name TEXT COLLATE "C" PRIMARY KEY, id BIGINT NOT NULL, deleted INTEGER NOT NULL)`,
 }
 
 // openPG opens the recording of a cluster in PostgreSQL (--out

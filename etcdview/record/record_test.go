@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -764,5 +765,73 @@ func TestRunSaysWhereItStoppedWhenEnded(t *testing.T) {
 	defer r.mu.Unlock()
 	if n := len(r.statuses); n == 0 || r.statuses[n-1].Revision < resp.Header.Revision {
 		t.Errorf("statuses when ended before the interval: %+v, want the last at revision %d or later", r.statuses, resp.Header.Revision)
+	}
+}
+
+// TestARecordingWithKinesNameIndexResumes: a recording written before
+// etcdscope_keys, with kine's index on names instead, is resumed: each key
+// goes on from its last row (the rows after the restart name it as the
+// one before, and carry its create revision), and --db reads every
+// version of every key.
+func TestARecordingWithKinesNameIndexResumes(t *testing.T) {
+	l, cli := startEtcd(t)
+	created := put(t, cli, "/u/k1", "a")
+	put(t, cli, "/u/k2", "a")
+	path := filepath.Join(t.TempDir(), "rec.db")
+	rec := startRecorder(t, l, path, "/u/", nil)
+	waitRecorded(t, path, "/u/k2", "a")
+	put(t, cli, "/u/k1", "b")
+	if _, err := cli.Delete(t.Context(), "/u/k2"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, cli, "/u/end", "1")
+	waitRecorded(t, path, "/u/end", "1")
+	if err := rec.stop(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`DROP TABLE etcdscope_keys`, `DROP INDEX etcdscope_compact_index`, `CREATE INDEX kine_name_index ON kine (name)`} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	rec = startRecorder(t, l, path, "/u/", nil)
+	put(t, cli, "/u/k1", "c")
+	put(t, cli, "/u/k2", "again")
+	waitRecorded(t, path, "/u/k2", "again")
+	if err := rec.stop(); err != nil {
+		t.Fatal(err)
+	}
+	f := openRecording(t, path)
+	for key, want := range map[string][]string{"/u/k1": {"a", "b", "c"}, "/u/k2": {"a", "deleted", "again"}} {
+		var got []string
+		for _, e := range history(t, f, key) {
+			got = append(got, e[strings.Index(e, ":")+1:])
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s's history: %v, want %v", key, got, want)
+		}
+	}
+	db, err = sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Each row names its key's row before as prev_revision; an update
+	// carries the creation's id (kine's rows of a creation have none).
+	var orphans int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM kine k WHERE k.name LIKE '/u/%' AND k.prev_revision != COALESCE(
+		(SELECT MAX(p.id) FROM kine p WHERE p.name = k.name AND p.id < k.id), 0)`).Scan(&orphans); err != nil || orphans != 0 {
+		t.Errorf("%d rows do not follow their key's row before (%v)", orphans, err)
+	}
+	var createRev int64
+	if err := db.QueryRow(`SELECT COALESCE(r.revision, k.create_revision) FROM kine k LEFT JOIN etcdscope_revisions r ON r.id = k.create_revision
+		WHERE k.name = '/u/k1' ORDER BY k.id DESC LIMIT 1`).Scan(&createRev); err != nil || createRev != created {
+		t.Errorf("/u/k1's last row: create revision %d (%v), want %d", createRev, err, created)
 	}
 }

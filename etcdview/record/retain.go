@@ -88,7 +88,8 @@ func (f *File) used(ctx context.Context) (int64, error) {
 // transaction, and returns where it stands. Each row after the old start
 // and up to the new one replaced the row it names as its key's before
 // (prev_revision): that row goes, as kine's compaction deletes what later
-// rows replaced; a deletion goes too, its key not live at the new start.
+// rows replaced; a deletion goes too, its key not live at the new start
+// (nor in etcdscope_keys, when it was the key's last row).
 // What stays up to the new start is the last row of every key live there:
 // the store as of it, whole. The times before it go but the last one
 // (the arrival of the revisions after it, up to the next), and so do the
@@ -114,6 +115,8 @@ func (f *File) trimTo(ctx context.Context, start, next int64) error {
 		q    string
 		args []any
 	}{
+		{`DELETE FROM etcdscope_keys WHERE (name, id) IN (SELECT name, id FROM kine WHERE id > ? AND id <= ? AND deleted != 0)`,
+			[]any{start, next}},
 		{`DELETE FROM kine WHERE id IN (SELECT prev_revision FROM kine WHERE id > ? AND id <= ? AND prev_revision > 0)
 			OR (id > ? AND id <= ? AND deleted != 0)`, []any{start, next, start, next}},
 		{`DELETE FROM etcdscope_revisions WHERE id < (SELECT MAX(id) FROM etcdscope_revisions WHERE id <= ? AND unix_nano IS NOT NULL)

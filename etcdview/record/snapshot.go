@@ -234,8 +234,8 @@ func (l *liveKeys) peek(ctx context.Context) (liveKey, bool, error) {
 
 func (l *liveKeys) next() { l.page = l.page[1:] }
 
-// read reads the next page: the last row of each name, from kine's index
-// on (name, id), then that row by its id (SQL that PostgreSQL runs too).
+// read reads the next page: the last row of each name, from
+// etcdscope_keys, then that row by its id (SQL that PostgreSQL runs too).
 func (l *liveKeys) read(ctx context.Context) error {
 	lo, hi := l.prefix, ""
 	if l.prefix != "" {
@@ -251,8 +251,8 @@ func (l *liveKeys) read(ctx context.Context) error {
 		args = append(args, hi)
 	}
 	q := `SELECT k.name, k.deleted, COALESCE(r.revision, k.id) FROM
-		(SELECT MAX(id) AS id FROM kine WHERE ` + cond + ` AND name != 'compact_rev_key' GROUP BY name ORDER BY name LIMIT ?) AS m
-		JOIN kine AS k ON k.id = m.id LEFT JOIN etcdscope_revisions AS r ON r.id = k.id ORDER BY k.name`
+		(SELECT id FROM etcdscope_keys WHERE ` + cond + ` ORDER BY name LIMIT ?) AS e
+		JOIN kine AS k ON k.id = e.id LEFT JOIN etcdscope_revisions AS r ON r.id = k.id ORDER BY k.name`
 	rows, err := l.tx.QueryContext(ctx, q, append(args, livePage)...)
 	if err != nil {
 		return err

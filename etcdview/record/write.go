@@ -31,16 +31,21 @@ type tx struct {
 	at time.Time
 	// The statements of every row, prepared once for the file: SQLite
 	// would compile each again, which costs as much as running it.
-	taken, prev, row, rev *sql.Stmt
+	taken, prev, row, rev, key *sql.Stmt
 }
 
 // The statements insert runs, a row at a time.
 const (
 	takenSQL = `SELECT COUNT(*) FROM kine WHERE id = ?`
-	prevSQL  = `SELECT id, created, create_revision, deleted, lease FROM kine WHERE name = ? ORDER BY id DESC LIMIT 1`
-	rowSQL   = `INSERT INTO kine (id, name, created, deleted, create_revision, prev_revision, lease, value, old_value)
+	prevSQL  = `SELECT k.id, k.created, k.create_revision, k.deleted, k.lease FROM etcdscope_keys AS e JOIN kine AS k ON k.id = e.id
+		WHERE e.name = ?`
+	rowSQL = `INSERT INTO kine (id, name, created, deleted, create_revision, prev_revision, lease, value, old_value)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`
 	revSQL = `INSERT INTO etcdscope_revisions (id, revision, unix_nano) VALUES (?, ?, ?)`
+	// keySQL makes a row its key's last, unless the key has a later one
+	// (a gap's deletion is placed among the ids of the gap).
+	keySQL = `INSERT INTO etcdscope_keys (name, id, deleted) VALUES (?, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET id = excluded.id, deleted = excluded.deleted WHERE excluded.id > etcdscope_keys.id`
 )
 
 // prepare prepares the statements of insert.
@@ -48,7 +53,7 @@ func (f *File) prepare(ctx context.Context) error {
 	for _, p := range []struct {
 		stmt **sql.Stmt
 		q    string
-	}{{&f.taken, takenSQL}, {&f.prev, prevSQL}, {&f.row, rowSQL}, {&f.rev, revSQL}} {
+	}{{&f.taken, takenSQL}, {&f.prev, prevSQL}, {&f.row, rowSQL}, {&f.rev, revSQL}, {&f.key, keySQL}} {
 		var err error
 		if *p.stmt, err = f.db.PrepareContext(ctx, p.q); err != nil {
 			return err
@@ -63,7 +68,8 @@ func (f *File) begin(ctx context.Context) (*tx, error) {
 		return nil, err
 	}
 	return &tx{f: f, tx: t, last: f.last, shift: f.shift,
-		taken: t.StmtContext(ctx, f.taken), prev: t.StmtContext(ctx, f.prev), row: t.StmtContext(ctx, f.row), rev: t.StmtContext(ctx, f.rev)}, nil
+		taken: t.StmtContext(ctx, f.taken), prev: t.StmtContext(ctx, f.prev), row: t.StmtContext(ctx, f.row), rev: t.StmtContext(ctx, f.rev),
+		key: t.StmtContext(ctx, f.key)}, nil
 }
 
 // commit commits the transaction, the file then whole up to etcd's
@@ -128,8 +134,9 @@ func (t *tx) placeRow(ctx context.Context, r row) error {
 	return t.insert(ctx, id, r)
 }
 
-// insert writes r at id as kine writes its rows (generic.insertSQL): the
-// previous row of the key is prev_revision (0 when none); an update or a
+// insert writes r at id as kine writes its rows (generic.insertSQL), and
+// makes it its key's last: the previous row of the key (etcdscope_keys)
+// is prev_revision (0 when none); an update or a
 // deletion carries that row's create revision (its own id when it was the
 // creation); a deletion has no value of its own, a creation no
 // create_revision (the reader gives it its id). old_value, where kine
@@ -171,6 +178,9 @@ func (t *tx) insert(ctx context.Context, id int64, r row) error {
 	}
 	_, err = t.row.ExecContext(ctx, id, name, boolInt(r.created), boolInt(r.deleted), createRev, prevID.Int64, lease, value)
 	if err != nil {
+		return err
+	}
+	if _, err := t.key.ExecContext(ctx, name, id, boolInt(r.deleted)); err != nil {
 		return err
 	}
 	t.last = max(t.last, id)
