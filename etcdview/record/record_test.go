@@ -18,6 +18,7 @@ import (
 	"github.com/etcdscope/etcdscope/embedded/etcdtest"
 	"github.com/etcdscope/etcdscope/etcdview"
 	"github.com/etcdscope/etcdscope/etcdview/changes"
+	"github.com/etcdscope/etcdscope/etcdview/internal/pgsql"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -807,6 +808,7 @@ func TestARecordingWithKinesNameIndexResumes(t *testing.T) {
 	if err := rec.stop(); err != nil {
 		t.Fatal(err)
 	}
+	checkLastRows(t, path)
 	f := openRecording(t, path)
 	for key, want := range map[string][]string{"/u/k1": {"a", "b", "c"}, "/u/k2": {"a", "deleted", "again"}} {
 		var got []string
@@ -833,5 +835,51 @@ func TestARecordingWithKinesNameIndexResumes(t *testing.T) {
 	if err := db.QueryRow(`SELECT COALESCE(r.revision, k.create_revision) FROM kine k LEFT JOIN etcdscope_revisions r ON r.id = k.create_revision
 		WHERE k.name = '/u/k1' ORDER BY k.id DESC LIMIT 1`).Scan(&createRev); err != nil || createRev != created {
 		t.Errorf("/u/k1's last row: create revision %d (%v), want %d", createRev, err, created)
+	}
+}
+
+// checkLastRows checks that the recording at path (a file, or a
+// postgres:// URL) has in etcdscope_keys the last row of every key of
+// kine's table, and whether it deletes the key, and nothing else.
+func checkLastRows(t *testing.T, path string) {
+	t.Helper()
+	var db *sql.DB
+	if pgsql.IsURL(path) {
+		target, err := pgsql.Parse(path)
+		if err == nil {
+			db, err = target.Open(t.Context(), true)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		var err error
+		if db, err = sql.Open("sqlite", "file:"+path+"?mode=ro"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer db.Close()
+	rows := func(q string) []string {
+		r, err := db.QueryContext(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var out []string
+		for r.Next() {
+			var name string
+			var id, deleted int64
+			if err := r.Scan(&name, &id, &deleted); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%s@%d:%d", name, id, deleted))
+		}
+		return out
+	}
+	got := rows(`SELECT name, id, deleted FROM etcdscope_keys ORDER BY name`)
+	want := rows(`SELECT k.name, k.id, k.deleted FROM kine AS k JOIN (SELECT MAX(id) AS id FROM kine
+		WHERE name != 'compact_rev_key' GROUP BY name) AS m ON k.id = m.id ORDER BY k.name`)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("etcdscope_keys holds %v, want each key's last row: %v", got, want)
 	}
 }

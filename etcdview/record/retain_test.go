@@ -17,8 +17,8 @@ import (
 // TestKeepDropsWhatArrivedBeforeAndStartsWithEveryKey: with --keep 1h, the
 // revisions that arrived two hours before go; the recording starts after
 // them, every key live there with its value as of then, and nothing
-// before it; a key deleted before it is gone. In a file and in
-// PostgreSQL alike.
+// before it; a key deleted before it is gone, from the table of each
+// key's last row too. In a file and in PostgreSQL alike.
 func TestKeepDropsWhatArrivedBeforeAndStartsWithEveryKey(t *testing.T) {
 	t.Run("file", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "rec.db")
@@ -52,6 +52,8 @@ func testKeep(t *testing.T, path string, open func() *etcdview.KineFile) {
 	if err := rec.stop(); err != nil {
 		t.Fatal(err)
 	}
+	// /k/d's rows went, its deletion the last: it is no key of the file.
+	checkLastRows(t, path)
 	f := open()
 	st, err := f.Status(t.Context())
 	if err != nil {
