@@ -136,12 +136,11 @@ func (t *tx) placeRow(ctx context.Context, r row) error {
 
 // insert writes r at id as kine writes its rows (generic.insertSQL), and
 // makes it its key's last: the previous row of the key (etcdscope_keys)
-// is prev_revision (0 when none); an update or a
-// deletion carries that row's create revision (its own id when it was the
-// creation); a deletion has no value of its own, a creation no
-// create_revision (the reader gives it its id). old_value, where kine
-// repeats the value of the row before, is NULL: that row is in the file
-// (see the package comment).
+// is prev_revision (0 when none); an update or a deletion carries that
+// row's create revision (its own id when it was the creation); a
+// deletion has no value of its own, a creation no create_revision (the
+// reader gives it its id). old_value, where kine repeats the value of the
+// row before, is NULL: that row is in the file (see the package comment).
 func (t *tx) insert(ctx context.Context, id int64, r row) error {
 	name := storedName(r.key)
 	// PostgreSQL's text holds UTF-8 alone, and kine keeps names in text
