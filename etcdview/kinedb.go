@@ -135,6 +135,7 @@ func (f *KineFile) load(ctx context.Context) error {
 		return err
 	}
 	f.rev, f.compacted, f.kine = rev.Int64, compacted.Int64, true
+	f.revBounds.recording = f.recording().is
 	if f.pg != nil {
 		return nil
 	}

@@ -223,6 +223,7 @@ type revBounds struct {
 	rev       int64 // the newest revision
 	compacted int64 // revisions before it are gone
 	kine      bool  // kine's file, whose errors name kine
+	recording bool  // a recording in kine's schema, whose errors name it
 }
 
 // checkRev resolves rev 0 to the newest revision and refuses what the file
@@ -232,7 +233,7 @@ func (b revBounds) checkRev(rev int64) (int64, error) {
 	case rev == 0:
 		return b.rev, nil
 	case rev < b.compacted:
-		return 0, &CompactedError{Rev: rev, Compacted: b.compacted, Kine: b.kine}
+		return 0, &CompactedError{Rev: rev, Compacted: b.compacted, Kine: b.kine, Recording: b.recording}
 	case rev > b.rev:
 		return 0, fmt.Errorf("revision %d is in the future: the file ends at revision %d", rev, b.rev)
 	}

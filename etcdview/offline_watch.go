@@ -47,7 +47,7 @@ func replayFile(ctx context.Context, path string, b revBounds, prefix string, op
 			return
 		}
 		if from < b.compacted {
-			err := &CompactedError{Rev: from, Compacted: b.compacted, Kine: b.kine}
+			err := &CompactedError{Rev: from, Compacted: b.compacted, Kine: b.kine, Recording: b.recording}
 			if !send(Batch{Err: err, Revision: b.compacted}) || !opts.ContinueAfterCompaction {
 				return
 			}

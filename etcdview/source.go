@@ -377,9 +377,15 @@ type CompactedError struct {
 	Rev       int64 // the revision asked for
 	Compacted int64 // the compaction revision: the oldest still readable
 	Kine      bool  // kine holds the revisions, not etcd
+	// Recording says a recording (etcdscope record) holds them: it starts
+	// at Compacted, or its retention dropped what came before.
+	Recording bool
 }
 
 func (e *CompactedError) Error() string {
+	if e.Recording {
+		return fmt.Sprintf("revision %d is not in the recording: the oldest revision it holds is %d", e.Rev, e.Compacted)
+	}
 	holder := "etcd"
 	if e.Kine {
 		holder = "kine"

@@ -74,8 +74,9 @@ func testKeep(t *testing.T, path string, open func() *etcdview.KineFile) {
 			t.Errorf("get %s at the start: %v %v, want %s", key, kv, err, want)
 		}
 	}
-	if _, err := f.Get(t.Context(), "/k/a", c-2); !errors.Is(err, etcdview.ErrCompacted) {
-		t.Errorf("get before the start: %v, want compacted", err)
+	want := fmt.Sprintf("revision %d is not in the recording: the oldest revision it holds is %d", c-2, c-1)
+	if _, err := f.Get(t.Context(), "/k/a", c-2); !errors.Is(err, etcdview.ErrCompacted) || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("get before the start: %v, want compacted: %q", err, want)
 	}
 }
 
