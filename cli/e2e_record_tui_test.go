@@ -41,7 +41,7 @@ func TestExplorerRecordsWhatItWatchesThenReplaysIt(t *testing.T) {
 		t.Errorf("the header of a recording names members or kine:\n%s", header)
 	}
 	r.keys("[")
-	screen := r.waitText(fmt.Sprintf("@rev %d", rev1), fmt.Sprintf("rev %d at before the first recorded time", rev1))
+	screen := r.waitText(fmt.Sprintf("@rev %d", rev1), fmt.Sprintf("rev %d, before the first recorded time", rev1))
 	r.keys("2", ">", ">", "Space")
 	screen = r.waitText("end of the recording, at revision "+fmt.Sprint(rev2), "■ end")
 	if !strings.Contains(screen, "MODIFIED") {

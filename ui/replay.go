@@ -336,12 +336,12 @@ func (m *Model) location() *time.Location {
 // position sits on it, its revision and time, and the replay's state.
 func (m *Model) timeLine() string {
 	r, s, loc := m.rec, m.common.Styles, m.location()
-	when := "before the first recorded time"
+	when := ", before the first recorded time"
 	if !r.at.IsZero() {
-		when = r.at.In(loc).Format(time.DateTime)
+		when = " at " + r.at.In(loc).Format(time.DateTime)
 	}
 	left := "replay " + r.first.In(loc).Format(time.TimeOnly) + " "
-	right := fmt.Sprintf(" %s · rev %d at %s", r.last.In(loc).Format(time.TimeOnly), r.rev, when)
+	right := fmt.Sprintf(" %s · rev %d%s", r.last.In(loc).Format(time.TimeOnly), r.rev, when)
 	if st := m.tail.PlayState(); st != "" {
 		right += " · " + st
 	}

@@ -128,7 +128,7 @@ func TestTimeLineKeysStepARevisionOrAMinute(t *testing.T) {
 		waitScreen(t, tm, at(rec.revs[i], recordedGaps[i]), fmt.Sprintf("@rev %d", rec.revs[i]))
 	}
 	typeText(tm, "[")
-	waitScreen(t, tm, fmt.Sprintf("rev %d at before the first recorded time", rec.start))
+	waitScreen(t, tm, fmt.Sprintf("rev %d, before the first recorded time", rec.start))
 	typeText(tm, "[")
 	waitScreen(t, tm, "at the start of the recording")
 	for i := range rec.revs {
