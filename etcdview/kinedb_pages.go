@@ -121,31 +121,18 @@ func pagesOf(ctx context.Context, db *sql.DB, fh *os.File) (*kinePages, error) {
 // checkKineTable says whether kine's table is a rowid table of kine's
 // columns, in kine's order, its id the rowid (an INTEGER PRIMARY KEY).
 func checkKineTable(ctx context.Context, db *sql.DB) error {
-	var withoutRowid int
-	if err := db.QueryRowContext(ctx, `SELECT wr FROM pragma_table_list WHERE name = 'kine' AND schema = 'main'`).Scan(&withoutRowid); err != nil {
-		return err
-	}
-	rows, err := db.QueryContext(ctx, `SELECT name, type, pk FROM pragma_table_info('kine') ORDER BY cid`)
+	withoutRowid, cols, err := tableColumns(ctx, db, "kine")
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
 	var names []string
-	for rows.Next() {
-		var name, typ string
-		var pk int
-		if err := rows.Scan(&name, &typ, &pk); err != nil {
-			return err
-		}
-		if (name == "id") != (pk == 1 && strings.EqualFold(typ, "INTEGER")) {
+	for _, c := range cols {
+		if (c.name == "id") != (c.pk == 1 && strings.EqualFold(c.typ, "INTEGER")) {
 			return errNotPaged
 		}
-		names = append(names, name)
+		names = append(names, c.name)
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if withoutRowid != 0 || !slices.Equal(names, kineColumns) {
+	if withoutRowid || !slices.Equal(names, kineColumns) {
 		return errNotPaged
 	}
 	return nil
@@ -155,28 +142,44 @@ func checkKineTable(ctx context.Context, db *sql.DB) error {
 // without rowid of (name, id, deleted), its name the primary key in
 // binary order, whose records are those columns in that order.
 func latestTable(ctx context.Context, db *sql.DB) bool {
-	var withoutRowid int
-	if err := db.QueryRowContext(ctx, `SELECT wr FROM pragma_table_list WHERE name = 'etcdscope_keys' AND schema = 'main'`).Scan(&withoutRowid); err != nil || withoutRowid == 0 {
+	withoutRowid, cols, err := tableColumns(ctx, db, "etcdscope_keys")
+	if err != nil || !withoutRowid {
 		return false
 	}
-	cols, err := indexColumns(ctx, db, "etcdscope_keys", "sqlite_autoindex_etcdscope_keys_1")
-	if err != nil || !slices.Equal(cols, []string{"name"}) {
-		return false
+	var names []string
+	for _, c := range cols {
+		names = append(names, c.name)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info('etcdscope_keys') ORDER BY cid`)
+	key, err := indexColumns(ctx, db, "etcdscope_keys", "sqlite_autoindex_etcdscope_keys_1")
+	return err == nil && slices.Equal(key, []string{"name"}) && slices.Equal(names, []string{"name", "id", "deleted"})
+}
+
+// tableColumn is one column of a table, as SQLite's table_info says it.
+type tableColumn struct {
+	name, typ string
+	pk        int // its place in the primary key, from 1; 0: none
+}
+
+// tableColumns says whether the table has no rowid, and its columns in
+// order.
+func tableColumns(ctx context.Context, db *sql.DB, table string) (withoutRowid bool, cols []tableColumn, err error) {
+	var wr int
+	if err := db.QueryRowContext(ctx, `SELECT wr FROM pragma_table_list WHERE name = ? AND schema = 'main'`, table).Scan(&wr); err != nil {
+		return false, nil, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name, type, pk FROM pragma_table_info(?) ORDER BY cid`, table)
 	if err != nil {
-		return false
+		return false, nil, err
 	}
 	defer rows.Close()
-	var names []string
 	for rows.Next() {
-		var name string
-		if rows.Scan(&name) != nil {
-			return false
+		var c tableColumn
+		if err := rows.Scan(&c.name, &c.typ, &c.pk); err != nil {
+			return false, nil, err
 		}
-		names = append(names, name)
+		cols = append(cols, c)
 	}
-	return rows.Err() == nil && slices.Equal(names, []string{"name", "id", "deleted"})
+	return wr != 0, cols, rows.Err()
 }
 
 // indexColumns are the key columns of the index of table, or nil when its
