@@ -15,16 +15,16 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/cli/cmdutil"
-	"github.com/etcdscope/etcdscope/cli/internal/initgc"
+	"github.com/etcdscope/etcdscope/cli/internal/initheap"
 	"github.com/etcdscope/etcdscope/decode"
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc/grpclog"
 	"k8s.io/klog/v2"
 )
 
-// The collector is off while the packages below initialize (see initgc):
+// The collector is off while the packages below initialize (see initheap):
 // cli's init runs after theirs, in the binary and in its tests alike.
-func init() { initgc.Restore() }
+func init() { initheap.Restore() }
 
 // Main runs the command line of this process and returns its exit status.
 func Main() int {
