@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -72,4 +73,66 @@ func TestDiffSummarisesChangedFields(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiffHunksNameTheirLines checks every hunk of a diff against the two
+// renderings: its context and removed lines are the old side's from the
+// start its header gives, its context and added lines the new side's. The
+// first hunk joins two changes a few lines apart (generation, uid), the
+// second is far below (the image): go-udiff before v0.4.2 gave the second
+// hunk a new-side start short by the lines between the joined changes.
+func TestDiffHunksNameTheirLines(t *testing.T) {
+	const key = "/registry/deployments/default/web"
+	before := deployment(3, 3)
+	after := deployment(3, 3)
+	after.Generation = 2
+	after.UID = "e8fd977e-4243-4649-8dcb-396b13f20c2d"
+	after.Spec.Template.Spec.Containers[0].Image = "nginx:1.28"
+	old, new := Decoder{}.DecodeAt(key, stored(t, before), 10), Decoder{}.DecodeAt(key, stored(t, after), 11)
+	d := Diff(old, new)
+	hunks := checkHunks(t, d.Unified, withoutResourceVersion(old), withoutResourceVersion(new))
+	if hunks != 2 {
+		t.Errorf("%d hunks, want 2 (the metadata's changes joined, the image's):\n%s", hunks, d.Unified)
+	}
+}
+
+// checkHunks reads a unified diff's hunks and checks each against the
+// texts it was made from; it returns how many it read.
+func checkHunks(t *testing.T, unified, oldText, newText string) int {
+	t.Helper()
+	oldLines, newLines := strings.Split(oldText, "\n"), strings.Split(newText, "\n")
+	hunks := 0
+	var o, n int // the next line of each side the current hunk names, 0-based
+	for line := range strings.Lines(unified) {
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "--- "), strings.HasPrefix(line, "+++ "):
+		case strings.HasPrefix(line, "@@ "):
+			var os, ol, ns, nl int
+			if _, err := fmt.Sscanf(line, "@@ -%d,%d +%d,%d @@", &os, &ol, &ns, &nl); err != nil {
+				t.Fatalf("hunk header %q: %v", line, err)
+			}
+			hunks++
+			o, n = os-1, ns-1
+		case hunks == 0:
+			t.Fatalf("line before the first hunk: %q", line)
+		default:
+			body := line[1:]
+			if line[0] != '+' && (o >= len(oldLines) || oldLines[o] != body) {
+				t.Errorf("hunk %d: old line %d is not %q:\n%s", hunks, o+1, body, unified)
+				return hunks
+			}
+			if line[0] != '-' && (n >= len(newLines) || newLines[n] != body) {
+				t.Errorf("hunk %d: new line %d is not %q:\n%s", hunks, n+1, body, unified)
+				return hunks
+			}
+			if line[0] != '+' {
+				o++
+			}
+			if line[0] != '-' {
+				n++
+			}
+		}
+	}
+	return hunks
 }
