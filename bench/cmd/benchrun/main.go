@@ -6,6 +6,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/etcdscope/etcdscope/bench/fill"
+	"google.golang.org/grpc/grpclog"
 )
 
 func main() {
@@ -28,6 +30,9 @@ func main() {
 	only := flag.String("only", "", "measure only these groups of figures, comma-separated: cli, ls, history, du, tui, offline, check, changes, tail, record, go, kine")
 	tuiEndpoint := flag.String("tui-child", "", "internal: run the TUI figures' child process against this endpoint")
 	flag.Parse()
+	// gRPC's warnings of a dial to a server still starting (a fill's etcd,
+	// kine) are not the bench's to print: a figure that fails says why.
+	grpclog.SetLoggerV2(grpclog.NewLoggerV2(io.Discard, io.Discard, os.Stderr))
 	if *watchUntil > 0 {
 		if err := watchChild(*watchUntil, flag.Args()); err != nil {
 			fmt.Fprintln(os.Stderr, "bench watch:", err)
