@@ -18,6 +18,11 @@ const heapAhead = 24 << 20
 // starts at a chunk's first byte and grows a chunk or more at a time.
 const chunk = 4 << 20
 
+// arena is the Go runtime's heap arena on 64-bit Linux (heapArenaBytes):
+// the heap's first chunk and what follows it are in one unless the heap
+// had to go on elsewhere.
+const arena = 64 << 20
+
 // thpDir is where Linux says how transparent huge pages are given.
 const thpDir = "/sys/kernel/mm/transparent_hugepage/"
 
@@ -53,8 +58,13 @@ func adviseHugePages() {
 	anchor = new([16]byte)
 	lo := uintptr(unsafe.Pointer(anchor)) &^ (chunk - 1)
 	ahead := make([]byte, heapAhead)
-	end := uintptr(unsafe.Pointer(unsafe.SliceData(ahead))) + heapAhead
-	hi := (end + huge - 1) &^ (huge - 1)
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(ahead)))
+	hi := (start + heapAhead + huge - 1) &^ (huge - 1)
+	if start-lo > arena {
+		// The heap went on in another arena, not next to its first
+		// chunk: the range between may hold other mappings.
+		lo = start &^ (huge - 1)
+	}
 	if _, _, errno := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, syscall.MADV_HUGEPAGE); errno != 0 {
 		return
 	}
