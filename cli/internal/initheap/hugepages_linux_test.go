@@ -11,11 +11,12 @@ import (
 	"unsafe"
 )
 
-// TestTheInitsHeapIsAdvisedHugePages reads the kernel's view of this test
-// process, whose inits ran the advice: every mapping of the advised range
-// carries it (smaps' "hg" flag), and the range holds the heap's first
-// chunk, which the inits before this package filled.
-func TestTheInitsHeapIsAdvisedHugePages(t *testing.T) {
+// TestTheInitsHeapIsAdvisedHugePagesUntilRestore reads the kernel's view
+// of this test process, whose inits ran the advice: every mapping of the
+// advised range carries it (smaps' "hg" flag), and the range holds the
+// heap's first chunk, which the inits before this package filled. Restore,
+// at the end of the inits, takes it back ("nh").
+func TestTheInitsHeapIsAdvisedHugePagesUntilRestore(t *testing.T) {
 	if hugePageSize() == 0 {
 		t.Skip("this kernel gives transparent huge pages always or never, not on advice")
 	}
@@ -45,6 +46,13 @@ func TestTheInitsHeapIsAdvisedHugePages(t *testing.T) {
 		t.Fatalf("no mapping of this process is in the advised range %#x-%#x", advised.lo, advised.hi)
 	}
 	t.Logf("advised %d MiB, %d MiB of it mapped, %d KiB on huge pages", (advised.hi-advised.lo)>>20, covered>>20, huge)
+
+	Restore()
+	for _, m := range readSmaps(t) {
+		if max(m.lo, advised.lo) < min(m.hi, advised.hi) && (m.flags["hg"] || !m.flags["nh"]) {
+			t.Errorf("after Restore, mapping %#x-%#x in the advised range still has the advice (VmFlags %v)", m.lo, m.hi, m.flags)
+		}
+	}
 }
 
 // TestDisableTHPLeavesTheHeapAlone runs this test binary again with

@@ -3,3 +3,5 @@
 package initheap
 
 func adviseHugePages() {}
+
+func withdrawHugePages() {}

@@ -24,6 +24,9 @@ func start() int {
 	return p
 }
 
-// Restore gives the collector back its setting, once the packages it
-// was off for are initialized.
-func Restore() { debug.SetGCPercent(percent) }
+// Restore gives the collector back its setting, and takes back the
+// huge-page advice, once the packages they were for are initialized.
+func Restore() {
+	debug.SetGCPercent(percent)
+	withdrawHugePages()
+}
