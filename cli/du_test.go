@@ -185,16 +185,32 @@ func TestDuMeasuresTheLiveRateOfWrites(t *testing.T) {
 	_, endpoints, cli := startEtcd(t, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
+	stop := func() { cancel(); wg.Wait() }
+	t.Cleanup(stop) // before etcd stops, however the test ends
 	wg.Add(1)
+	// du scans once the writes flow: a scan that starts before the first
+	// put lands finds an empty tree, with no events/ to rank.
+	flowing := make(chan struct{})
 	go func() {
 		defer wg.Done()
+		landed := false
 		for i := 0; ctx.Err() == nil; i++ {
-			cli.Put(ctx, fmt.Sprintf("/registry/events/ns/e-%d", i%50), "x")
+			if _, err := cli.Put(ctx, fmt.Sprintf("/registry/events/ns/e-%d", i%50), "x"); err == nil && !landed {
+				landed = true
+				close(flowing)
+			}
 		}
 	}()
+	select {
+	case <-flowing:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no write landed in 30s")
+	}
 	d := duJSON(t, "--endpoints", endpoints, "--depth", "1", "--rate-for", "2s", "--sort", "rate")
-	cancel()
-	wg.Wait()
+	stop()
+	if len(d.Tree.Children) == 0 {
+		t.Fatalf("du found no keys under /registry/ with the writes flowing: %+v", d.Tree)
+	}
 	events := d.Tree.child("events/")
 	if d.Rates == nil || d.Rates.RevisionsPerSecond <= 0 || events.RevisionsPerSecond <= 0 || d.Tree.Children[0].Name != "events/" {
 		t.Errorf("rates %+v, events/ %+v, first %q: want writes measured, events/ first by rate", d.Rates, events, d.Tree.Children[0].Name)
