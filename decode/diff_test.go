@@ -88,9 +88,9 @@ func TestDiffHunksNameTheirLines(t *testing.T) {
 	after.Generation = 2
 	after.UID = "e8fd977e-4243-4649-8dcb-396b13f20c2d"
 	after.Spec.Template.Spec.Containers[0].Image = "nginx:1.28"
-	old, new := Decoder{}.DecodeAt(key, stored(t, before), 10), Decoder{}.DecodeAt(key, stored(t, after), 11)
-	d := Diff(old, new)
-	hunks := checkHunks(t, d.Unified, withoutResourceVersion(old), withoutResourceVersion(new))
+	from, to := Decoder{}.DecodeAt(key, stored(t, before), 10), Decoder{}.DecodeAt(key, stored(t, after), 11)
+	d := Diff(from, to)
+	hunks := checkHunks(t, d.Unified, withoutResourceVersion(from), withoutResourceVersion(to))
 	if hunks != 2 {
 		t.Errorf("%d hunks, want 2 (the metadata's changes joined, the image's):\n%s", hunks, d.Unified)
 	}
@@ -108,12 +108,12 @@ func checkHunks(t *testing.T, unified, oldText, newText string) int {
 		switch {
 		case strings.HasPrefix(line, "--- "), strings.HasPrefix(line, "+++ "):
 		case strings.HasPrefix(line, "@@ "):
-			var os, ol, ns, nl int
-			if _, err := fmt.Sscanf(line, "@@ -%d,%d +%d,%d @@", &os, &ol, &ns, &nl); err != nil {
+			var oldStart, oldLen, newStart, newLen int
+			if _, err := fmt.Sscanf(line, "@@ -%d,%d +%d,%d @@", &oldStart, &oldLen, &newStart, &newLen); err != nil {
 				t.Fatalf("hunk header %q: %v", line, err)
 			}
 			hunks++
-			o, n = os-1, ns-1
+			o, n = oldStart-1, newStart-1
 		case hunks == 0:
 			t.Fatalf("line before the first hunk: %q", line)
 		default:

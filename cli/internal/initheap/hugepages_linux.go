@@ -111,7 +111,7 @@ func readSmall(path string) []byte {
 	defer syscall.Close(fd)
 	buf := make([]byte, 64)
 	n, err := syscall.Read(fd, buf)
-	if err != nil || n < 0 {
+	if err != nil {
 		return nil
 	}
 	return buf[:n]

@@ -20,7 +20,7 @@ func TestTheInitsHeapIsAdvisedHugePagesUntilRestore(t *testing.T) {
 	if hugePageSize() == 0 {
 		t.Skip("this kernel gives transparent huge pages always or never, not on advice")
 	}
-	if thpDisabled(func(k string) (string, bool) { return os.LookupEnv(k) }) {
+	if thpDisabled(os.LookupEnv) {
 		t.Skip("GODEBUG=disablethp=1")
 	}
 	if advised.lo == 0 || advised.hi-advised.lo < heapAhead {
